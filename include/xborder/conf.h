@@ -1,0 +1,51 @@
+/*
+ * conf.h: the one configuration file, xborder.conf (key = value).
+ */
+#ifndef XBORDER_CONF_H
+#define XBORDER_CONF_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "xborder/util.h"
+
+struct conf {
+	char		*db_socket;	/* "": use db_host/db_port */
+	char		*db_host;
+	unsigned	 db_port;
+	char		*db_user;
+	char		*db_password;
+	char		*db_name;
+	char		*listen;	/* "unix:/path" or "host:port" */
+	unsigned	 socket_mode;
+	unsigned	 workers;
+	uint64_t	 max_requests;	/* 0: never recycle */
+	uint32_t	 argon2_t;
+	uint32_t	 argon2_m;	/* KiB */
+	uint32_t	 argon2_p;
+	char		*base_path;	/* "" or "/prefix" */
+	enum log_level	 log_level;
+	int		 webhook_allow_private;
+	int64_t		 review_window;	/* seconds */
+	char		*schema_dir;
+};
+
+/* Fills c with the built-in defaults (caller frees with conf_free). */
+void conf_defaults(struct conf *c);
+
+/*
+ * Parses the text of a configuration file into c, which must hold the
+ * defaults.  On error returns -1 and writes "LINE: message" to err.
+ */
+int conf_parse(struct conf *c, const char *text, char *err, size_t errlen);
+
+/*
+ * Loads the file at path: defaults, then its contents.  On error returns -1
+ * with "PATH:LINE: message" (or the I/O error) in err.
+ */
+int conf_load(struct conf *c, const char *path, char *err, size_t errlen);
+
+/* Releases every string of c. */
+void conf_free(struct conf *c);
+
+#endif

@@ -1,0 +1,110 @@
+/*
+ * db.h: the store layer's connection and statement helpers.  Only db*.c
+ * files include <mysql.h>; everything above sees these functions and plain
+ * C values.  Every statement is prepared once per connection (cached by
+ * its SQL text) and executed with bound parameters.
+ */
+#ifndef XBORDER_DB_H
+#define XBORDER_DB_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+struct conf;
+struct db;
+
+/* Results of store functions; negative values are failures. */
+enum db_rc {
+	DB_OK = 0,
+	DB_NOT_FOUND = 1,	/* the row does not exist (not a failure) */
+	DB_ERR = -1,		/* any other database error: answer 500 */
+	DB_UNAVAILABLE = -2,	/* the server cannot be reached: answer 503 */
+	DB_RETRY = -3,		/* deadlock or lock wait timeout: retry */
+	DB_DUPLICATE = -4	/* a unique key was violated */
+};
+
+enum db_vtype { DBV_NULL, DBV_STR, DBV_I64 };
+
+/* One bound parameter. */
+struct db_val {
+	enum db_vtype	 t;
+	const char	*s;
+	size_t		 len;
+	int64_t		 i;
+};
+
+#define DBS(x)	((struct db_val){ DBV_STR, (x), strlen(x), 0 })
+#define DBI(x)	((struct db_val){ DBV_I64, NULL, 0, (int64_t)(x) })
+#define DBN	((struct db_val){ DBV_NULL, NULL, 0, 0 })
+#define DBSN(x)	((x) != NULL ? DBS(x) : DBN)
+#define NARGS(a) (sizeof(a) / sizeof((a)[0]))
+
+/* A result set with every cell as a string (NULL for SQL NULL). */
+struct db_rows {
+	size_t	 nrows, ncols;
+	char	**cell;		/* row-major; owned */
+};
+
+/*
+ * The process's connection, opened on first use (and again after a
+ * failure).  Returns NULL when the server cannot be reached.
+ */
+struct db *db_handle(const struct conf *c);
+
+/* Opens a new connection; NULL with a message in err on failure. */
+struct db *db_open(const struct conf *c, char *err, size_t errlen);
+
+/* Closes a connection and its cached statements. */
+void db_close(struct db *db);
+
+/* Closes the process's cached connection (after a failure, or at exit). */
+void db_handle_reset(void);
+
+/* Executes a statement that returns no rows; *affected may be NULL. */
+int db_exec(struct db *db, const char *sql, const struct db_val *args,
+    size_t nargs, uint64_t *affected);
+
+/*
+ * Prepares, executes and discards a statement whose text is not static
+ * (migrations); nothing is cached.
+ */
+int db_exec_once(struct db *db, const char *sql);
+
+/* Executes a query; out receives every row (free with db_rows_free). */
+int db_query(struct db *db, const char *sql, const struct db_val *args,
+    size_t nargs, struct db_rows *out);
+
+/* Returns cell (row, col), NULL for SQL NULL. */
+const char *db_cell(const struct db_rows *r, size_t row, size_t col);
+
+/* Cell as int64 (0 for NULL or garbage). */
+int64_t db_cell_i64(const struct db_rows *r, size_t row, size_t col);
+
+/* Frees a result set. */
+void db_rows_free(struct db_rows *r);
+
+/* Transactions: begin turns autocommit off, commit/rollback turn it on. */
+int db_begin(struct db *db);
+int db_commit(struct db *db);
+void db_rollback(struct db *db);
+
+/*
+ * Runs fn(db, arg) inside a transaction and commits.  A deadlock or lock
+ * wait timeout (DB_RETRY, from fn or from the commit) rolls back and runs
+ * the whole transaction again, up to a bounded number of attempts; any
+ * other failure rolls back and is returned.  fn returns DB_OK to commit, or
+ * any other value (including a positive "business" outcome) to roll back
+ * and return it.
+ */
+int db_transact(struct db *db, int (*fn)(struct db *, void *), void *arg);
+
+/* How many transactions were retried by this process (for logs and tests). */
+uint64_t db_retries(void);
+
+/* A trivial round trip; DB_OK when the server answers. */
+int db_ping(struct db *db);
+
+/* Text of the last error of this connection (for logs). */
+const char *db_error(struct db *db);
+
+#endif

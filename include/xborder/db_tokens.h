@@ -1,0 +1,70 @@
+/*
+ * db_tokens.h: the store of API tokens.
+ */
+#ifndef XBORDER_DB_TOKENS_H
+#define XBORDER_DB_TOKENS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+struct db;
+
+/* What authentication needs of a token row. */
+struct token_auth {
+	char		 platform_id[37];
+	char		*secret_hash;	/* owned */
+	int		 view, manage, revoked;
+	int64_t		 failures;	/* failed attempts in the current window */
+	int64_t		 retry_after;	/* seconds left in the window, 0 if none */
+};
+
+/* A token as the API shows it. */
+struct token {
+	char	 id[37];
+	char	*name;			/* owned */
+	int	 view, manage;
+	int	 operator_issued;
+	char	 created_at[25], updated_at[25];
+	char	 revoked_at[25];	/* "" while active */
+};
+
+/*
+ * Reads the authentication view of token id (any platform: this is how the
+ * platform is found).  DB_OK, DB_NOT_FOUND or a failure.  Free with
+ * token_auth_free.
+ */
+int db_token_auth_get(struct db *db, const char *id, struct token_auth *out);
+
+/* Counts one failed authentication against token id. */
+int db_token_auth_fail(struct db *db, const char *id);
+
+void token_auth_free(struct token_auth *t);
+
+/*
+ * Inserts a token of platform with the given name, permissions, issuer
+ * and secret hash; fills out (caller frees with token_free).
+ */
+int db_token_insert(struct db *db, const char *platform, const char *id,
+    const char *name, int view, int manage, int operator_issued,
+    const char *hash, struct token *out);
+
+/* Reads token id of platform: DB_OK, DB_NOT_FOUND or a failure. */
+int db_token_get(struct db *db, const char *platform, const char *id, struct token *out);
+
+/*
+ * Lists the tokens of platform, newest first, from offset; *out holds *n
+ * tokens (caller frees with token_list_free), *total all of them.
+ */
+int db_token_list(struct db *db, const char *platform, int64_t limit,
+    int64_t offset, struct token **out, size_t *n, int64_t *total);
+
+/*
+ * Revokes token id of platform unless already revoked, then reads it back
+ * into out.  DB_OK, DB_NOT_FOUND or a failure.
+ */
+int db_token_revoke(struct db *db, const char *platform, const char *id, struct token *out);
+
+void token_free(struct token *t);
+void token_list_free(struct token *t, size_t n);
+
+#endif

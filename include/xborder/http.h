@@ -1,0 +1,57 @@
+/*
+ * http.h: turning a FastCGI request into the fields of struct req, and the
+ * pure parsers behind it (query strings, media types, JSON bodies).
+ */
+#ifndef XBORDER_HTTP_H
+#define XBORDER_HTTP_H
+
+#include <stddef.h>
+
+#include <json-c/json.h>
+
+#include "xborder/req.h"
+
+#define HTTP_MAX_BODY 65536
+
+/*
+ * Fills req from its FastCGI parameters: method, path (base_path removed),
+ * query, the headers the service reads and the request id.  Returns 0, or
+ * -1 when the path is outside base_path (answer 404).
+ */
+int http_parse(struct req *req);
+
+/*
+ * Splits a query string into decoded name/value pairs (caller frees with
+ * http_query_free).  Returns 0, or -1 for a malformed escape.
+ */
+int http_query_parse(const char *qs, struct query_param **out, size_t *n);
+
+/* Frees what http_query_parse returned. */
+void http_query_free(struct query_param *q, size_t n);
+
+/*
+ * Looks a query parameter up: returns 0 when absent, 1 with *value set
+ * (borrowed) when given once, -1 when given more than once.
+ */
+int http_query_get(const struct req *req, const char *name, const char **value);
+
+/* 1 when a Content-Type header value is application/json (params allowed). */
+int http_is_json_type(const char *ct);
+
+/*
+ * Parses a complete JSON text strictly (UTF-8 checked, nothing after the
+ * value).  Returns the object or NULL.
+ */
+json_object *http_parse_json(const char *buf, size_t len);
+
+/*
+ * Reads the body according to the route: 413 over HTTP_MAX_BODY, 415 for a
+ * non-JSON media type, 400 for malformed JSON or a non-object.  The rest of
+ * an oversized body is drained.  Returns 0 or -1 after answering.
+ */
+int http_body_or_reply(struct req *req);
+
+/* Reads and discards whatever body the client sent. */
+void http_drain(struct req *req);
+
+#endif

@@ -1,0 +1,229 @@
+/*
+ * auth.c: Basic credentials against argon2id hashes.
+ *
+ * argon2id is deliberately slow (tens of milliseconds), so a worker
+ * remembers a secret it has verified: it keeps HMAC-SHA-256(key, token id
+ * || secret) and HMAC-SHA-256(key, stored hash) under a random key made by
+ * this process.  A later request with the same credentials costs the token
+ * row lookup (which must happen anyway, so a revocation or a new hash takes
+ * effect at once) and two constant-time compares.  The cache holds no
+ * secret and no hash in the clear, and its key never leaves the process.
+ *
+ * Failures against an existing clientId are counted in the token row, so
+ * every worker sees the same count; after AUTH_MAX_FAILURES within
+ * AUTH_FAILURE_WINDOW seconds the clientId gets 429 without any hashing.
+ */
+#include "config.h"
+
+#include <ctype.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <argon2.h>
+#include <openssl/evp.h>
+#include <openssl/hmac.h>
+#include <openssl/rand.h>
+
+#include "xborder/auth.h"
+#include "xborder/conf.h"
+#include "xborder/db.h"
+#include "xborder/db_tokens.h"
+#include "xborder/ids.h"
+#include "xborder/req.h"
+#include "xborder/resp.h"
+#include "xborder/util.h"
+
+#define CACHE_SLOTS 64
+
+struct cache_slot {
+	char		id[UUID_LEN + 1];
+	unsigned char	secret_mac[32];
+	unsigned char	hash_mac[32];
+};
+
+static struct cache_slot cache[CACHE_SLOTS];
+static unsigned char cache_key[32];
+static int cache_key_ready;
+
+int
+auth_parse_basic(const char *header, char client_id[37], char *secret,
+    size_t secretlen)
+{
+	unsigned char dec[256];
+	const char *p, *colon;
+	size_t n;
+	long len;
+
+	if (header == NULL || strncasecmp(header, "Basic", 5) != 0 ||
+	    (header[5] != ' ' && header[5] != '\t'))
+		return -1;
+	p = header + 5;
+	while (*p == ' ' || *p == '\t')
+		p++;
+	n = strlen(p);
+	while (n > 0 && (p[n - 1] == ' ' || p[n - 1] == '\t'))
+		n--;
+	if (n == 0 || n > 340)
+		return -1;
+	if ((len = ids_b64decode(p, n, dec)) <= 0)
+		return -1;
+	if (memchr(dec, '\0', (size_t)len) != NULL)
+		return -1;
+	if ((colon = strchr((char *)dec, ':')) == NULL)
+		return -1;
+	if ((size_t)(colon - (char *)dec) != UUID_LEN)
+		return -1;
+	memcpy(client_id, dec, UUID_LEN);
+	client_id[UUID_LEN] = '\0';
+	if (!ids_is_uuid(client_id))
+		return -1;
+	for (size_t i = 0; i < UUID_LEN; i++)
+		client_id[i] = (char)tolower((unsigned char)client_id[i]);
+	n = strlen(colon + 1);
+	if (n == 0 || n >= secretlen)
+		return -1;
+	memcpy(secret, colon + 1, n + 1);
+	return 0;
+}
+
+static void
+mac(const void *a, size_t alen, const void *b, size_t blen, unsigned char out[32])
+{
+	unsigned char buf[512];
+	unsigned int olen = 32;
+
+	if (alen + blen > sizeof(buf))
+		blen = sizeof(buf) - alen;
+	memcpy(buf, a, alen);
+	memcpy(buf + alen, b, blen);
+	if (HMAC(EVP_sha256(), cache_key, sizeof(cache_key), buf, alen + blen,
+	    out, &olen) == NULL)
+		abort();
+	OPENSSL_cleanse(buf, sizeof(buf));
+}
+
+static size_t
+slot_of(const char *id)
+{
+	size_t h = 5381;
+
+	for (; *id; id++)
+		h = h * 33 + (unsigned char)*id;
+	return h % CACHE_SLOTS;
+}
+
+/* 1 when the cache proves that secret matches the token's stored hash. */
+static int
+cache_hit(const char *id, const char *secret, const char *hash)
+{
+	struct cache_slot *s = &cache[slot_of(id)];
+	unsigned char m1[32], m2[32];
+
+	if (!cache_key_ready || strcmp(s->id, id) != 0)
+		return 0;
+	mac(id, UUID_LEN, secret, strlen(secret), m1);
+	mac("h", 1, hash, strlen(hash), m2);
+	return ct_equal(m1, s->secret_mac, 32) & ct_equal(m2, s->hash_mac, 32);
+}
+
+static void
+cache_put(const char *id, const char *secret, const char *hash)
+{
+	struct cache_slot *s = &cache[slot_of(id)];
+
+	if (!cache_key_ready) {
+		if (RAND_bytes(cache_key, sizeof(cache_key)) != 1)
+			return;
+		cache_key_ready = 1;
+	}
+	memcpy(s->id, id, UUID_LEN + 1);
+	mac(id, UUID_LEN, secret, strlen(secret), s->secret_mac);
+	mac("h", 1, hash, strlen(hash), s->hash_mac);
+}
+
+static int
+unauthorized(struct req *req)
+{
+	resp_header(req, "WWW-Authenticate", "Basic realm=\"xborder\"");
+	return resp_error(req, 401, "UNAUTHORIZED",
+	    "Missing or invalid credentials.", NULL);
+}
+
+int
+auth_or_reply(struct req *req)
+{
+	char id[UUID_LEN + 1], secret[128], retry[32];
+	struct token_auth ta;
+	struct db *db;
+	int rc, ok;
+
+	if (auth_parse_basic(req->authorization, id, secret, sizeof(secret)) < 0)
+		return unauthorized(req);
+	if ((db = req_db_or_reply(req)) == NULL)
+		goto fail;
+	rc = db_token_auth_get(db, id, &ta);
+	if (rc == DB_NOT_FOUND) {
+		unauthorized(req);
+		goto fail;
+	}
+	if (rc != DB_OK) {
+		req_db_fail(req, rc);
+		goto fail;
+	}
+	if (ta.failures >= AUTH_MAX_FAILURES && ta.retry_after > 0) {
+		snprintf(retry, sizeof(retry), "%lld", (long long)ta.retry_after);
+		resp_header(req, "Retry-After", retry);
+		resp_error(req, 429, "RATE_LIMITED",
+		    "Too many failed authentications for this client; retry later.", NULL);
+		token_auth_free(&ta);
+		goto fail;
+	}
+	ok = !ta.revoked && (cache_hit(id, secret, ta.secret_hash) ||
+	    argon2id_verify(ta.secret_hash, secret, strlen(secret)) == ARGON2_OK);
+	if (!ok) {
+		if ((rc = db_token_auth_fail(db, id)) != DB_OK) {
+			token_auth_free(&ta);
+			req_db_fail(req, rc);
+			goto fail;
+		}
+		log_msg(LOG_LVL_INFO, req->id, "authentication failed for client %s", id);
+		token_auth_free(&ta);
+		unauthorized(req);
+		goto fail;
+	}
+	cache_put(id, secret, ta.secret_hash);
+	memcpy(req->token_id, id, sizeof(req->token_id));
+	memcpy(req->platform_id, ta.platform_id, sizeof(req->platform_id));
+	req->can_view = ta.view;
+	req->can_manage = ta.manage;
+	token_auth_free(&ta);
+	OPENSSL_cleanse(secret, sizeof(secret));
+	return 0;
+fail:
+	OPENSSL_cleanse(secret, sizeof(secret));
+	return -1;
+}
+
+int
+auth_new_secret(const struct conf *c, char secret[AUTH_SECRET_LEN + 1], char **hash)
+{
+	unsigned char raw[32], salt[16];
+	size_t enclen;
+	char *enc;
+
+	if (RAND_bytes(raw, sizeof(raw)) != 1 || RAND_bytes(salt, sizeof(salt)) != 1)
+		return -1;
+	ids_b64url(raw, sizeof(raw), secret);
+	OPENSSL_cleanse(raw, sizeof(raw));
+	enclen = argon2_encodedlen(c->argon2_t, c->argon2_m, c->argon2_p,
+	    sizeof(salt), 32, Argon2_id);
+	enc = xmalloc(enclen);
+	if (argon2id_hash_encoded(c->argon2_t, c->argon2_m, c->argon2_p,
+	    secret, AUTH_SECRET_LEN, salt, sizeof(salt), 32, enc, enclen) != ARGON2_OK) {
+		free(enc);
+		return -1;
+	}
+	*hash = enc;
+	return 0;
+}

@@ -1,0 +1,281 @@
+/*
+ * conf.c: parser of xborder.conf.  The format is deliberately small:
+ * "key = value" lines, '#' comments and blank lines.  Every key is known in
+ * advance; an unknown key or a bad value stops the program at start with
+ * the line number, so a typo never silently falls back to a default.
+ */
+#include "config.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "xborder/conf.h"
+
+#ifndef XB_SCHEMA_DIR
+#define XB_SCHEMA_DIR "/usr/local/share/xborder/schema"
+#endif
+
+enum ctype { C_STR, C_STR_OPT, C_UINT, C_U64, C_U32, C_OCTAL, C_BOOL, C_LEVEL, C_BASE, C_I64 };
+
+struct ckey {
+	const char	*name;
+	enum ctype	 type;
+	size_t		 off;
+	uint64_t	 min, max;
+};
+
+#define OFF(f) offsetof(struct conf, f)
+
+static const struct ckey keys[] = {
+	{ "db_socket",		C_STR_OPT, OFF(db_socket), 0, 0 },
+	{ "db_host",		C_STR, OFF(db_host), 0, 0 },
+	{ "db_port",		C_UINT, OFF(db_port), 1, 65535 },
+	{ "db_user",		C_STR, OFF(db_user), 0, 0 },
+	{ "db_password",	C_STR_OPT, OFF(db_password), 0, 0 },
+	{ "db_name",		C_STR, OFF(db_name), 0, 0 },
+	{ "listen",		C_STR, OFF(listen), 0, 0 },
+	{ "socket_mode",	C_OCTAL, OFF(socket_mode), 0, 0777 },
+	{ "workers",		C_UINT, OFF(workers), 1, 256 },
+	{ "max_requests",	C_U64, OFF(max_requests), 0, UINT64_C(1000000000000) },
+	{ "argon2_t",		C_U32, OFF(argon2_t), 1, 16 },
+	{ "argon2_m",		C_U32, OFF(argon2_m), 1024, 4194304 },
+	{ "argon2_p",		C_U32, OFF(argon2_p), 1, 16 },
+	{ "base_path",		C_BASE, OFF(base_path), 0, 0 },
+	{ "log_level",		C_LEVEL, OFF(log_level), 0, 0 },
+	{ "webhook_allow_private", C_BOOL, OFF(webhook_allow_private), 0, 0 },
+	{ "review_window",	C_I64, OFF(review_window), 1, UINT64_C(315360000) },
+	{ "schema_dir",		C_STR, OFF(schema_dir), 0, 0 },
+};
+
+void
+conf_defaults(struct conf *c)
+{
+	memset(c, 0, sizeof(*c));
+	c->db_socket = xstrdup("");
+	c->db_host = xstrdup("127.0.0.1");
+	c->db_port = 3306;
+	c->db_user = xstrdup("xborder");
+	c->db_password = xstrdup("");
+	c->db_name = xstrdup("xborder");
+	c->listen = xstrdup("unix:/run/xborder/fcgi.sock");
+	c->socket_mode = 0660;
+	c->workers = 4;
+	c->max_requests = 10000;
+	c->argon2_t = 2;
+	c->argon2_m = 19456;
+	c->argon2_p = 1;
+	c->base_path = xstrdup("");
+	c->log_level = LOG_LVL_INFO;
+	c->webhook_allow_private = 0;
+	c->review_window = 604800;
+	c->schema_dir = xstrdup(XB_SCHEMA_DIR);
+}
+
+void
+conf_free(struct conf *c)
+{
+	free(c->db_socket);
+	free(c->db_host);
+	free(c->db_user);
+	free(c->db_password);
+	free(c->db_name);
+	free(c->listen);
+	free(c->base_path);
+	free(c->schema_dir);
+	memset(c, 0, sizeof(*c));
+}
+
+/* Parses an unsigned decimal (or octal when base is 8) within [min, max]. */
+static int
+parse_uint(const char *v, int base, uint64_t min, uint64_t max, uint64_t *out)
+{
+	char *end;
+	unsigned long long n;
+
+	if (*v == '\0' || *v == '-' || *v == '+' || isspace((unsigned char)*v))
+		return -1;
+	errno = 0;
+	n = strtoull(v, &end, base);
+	if (errno != 0 || *end != '\0' || n < min || n > max)
+		return -1;
+	*out = n;
+	return 0;
+}
+
+static int
+valid_base_path(const char *v)
+{
+	size_t n = strlen(v);
+
+	if (n == 0)
+		return 1;
+	if (v[0] != '/' || v[n - 1] == '/' || n > 256)
+		return 0;
+	for (size_t i = 0; i < n; i++)
+		if (!isalnum((unsigned char)v[i]) && strchr("/-_.~", v[i]) == NULL)
+			return 0;
+	return strstr(v, "//") == NULL;
+}
+
+/* Applies one key/value pair; returns NULL or the message for the error. */
+static const char *
+apply(struct conf *c, const char *key, const char *val)
+{
+	const struct ckey *k = NULL;
+	char *base = (char *)c;
+	uint64_t n;
+
+	for (size_t i = 0; i < sizeof(keys) / sizeof(keys[0]); i++)
+		if (strcmp(keys[i].name, key) == 0)
+			k = &keys[i];
+	if (k == NULL)
+		return "unknown key";
+	switch (k->type) {
+	case C_STR:
+		if (*val == '\0')
+			return "value must not be empty";
+		/* FALLTHROUGH */
+	case C_STR_OPT: {
+		char **slot = (char **)(base + k->off);
+
+		free(*slot);
+		*slot = xstrdup(val);
+		return NULL;
+	}
+	case C_BASE:
+		if (!valid_base_path(val))
+			return "must be empty or /path without a trailing slash";
+		free(c->base_path);
+		c->base_path = xstrdup(val);
+		return NULL;
+	case C_UINT:
+		if (parse_uint(val, 10, k->min, k->max, &n) < 0)
+			return "out of range or not a number";
+		*(unsigned *)(base + k->off) = (unsigned)n;
+		return NULL;
+	case C_U32:
+		if (parse_uint(val, 10, k->min, k->max, &n) < 0)
+			return "out of range or not a number";
+		*(uint32_t *)(base + k->off) = (uint32_t)n;
+		return NULL;
+	case C_U64:
+		if (parse_uint(val, 10, k->min, k->max, &n) < 0)
+			return "out of range or not a number";
+		*(uint64_t *)(base + k->off) = n;
+		return NULL;
+	case C_I64:
+		if (parse_uint(val, 10, k->min, k->max, &n) < 0)
+			return "out of range or not a number";
+		*(int64_t *)(base + k->off) = (int64_t)n;
+		return NULL;
+	case C_OCTAL:
+		if (parse_uint(val, 8, k->min, k->max, &n) < 0)
+			return "must be an octal mode such as 0660";
+		*(unsigned *)(base + k->off) = (unsigned)n;
+		return NULL;
+	case C_BOOL:
+		if (strcmp(val, "yes") == 0)
+			*(int *)(base + k->off) = 1;
+		else if (strcmp(val, "no") == 0)
+			*(int *)(base + k->off) = 0;
+		else
+			return "must be yes or no";
+		return NULL;
+	case C_LEVEL:
+		if (log_parse_level(val, (enum log_level *)(base + k->off)) < 0)
+			return "must be error, warn, info or debug";
+		return NULL;
+	}
+	return "unknown key";
+}
+
+static char *
+trim(char *s)
+{
+	char *e;
+
+	while (isspace((unsigned char)*s))
+		s++;
+	e = s + strlen(s);
+	while (e > s && isspace((unsigned char)e[-1]))
+		*--e = '\0';
+	return s;
+}
+
+int
+conf_parse(struct conf *c, const char *text, char *err, size_t errlen)
+{
+	char *copy = xstrdup(text), *line, *next;
+	unsigned lineno = 0;
+	int rc = 0;
+
+	for (line = copy; line != NULL && rc == 0; line = next) {
+		char *eq, *key, *val;
+		const char *msg;
+
+		next = strchr(line, '\n');
+		if (next != NULL)
+			*next++ = '\0';
+		lineno++;
+		key = trim(line);
+		if (*key == '\0' || *key == '#')
+			continue;
+		if ((eq = strchr(key, '=')) == NULL) {
+			snprintf(err, errlen, "%u: expected key = value", lineno);
+			rc = -1;
+			break;
+		}
+		*eq = '\0';
+		val = trim(eq + 1);
+		key = trim(key);
+		/* A value may be quoted to keep leading or trailing blanks. */
+		if (strlen(val) >= 2 && val[0] == '"' && val[strlen(val) - 1] == '"') {
+			val[strlen(val) - 1] = '\0';
+			val++;
+		}
+		if ((msg = apply(c, key, val)) != NULL) {
+			snprintf(err, errlen, "%u: %s: %s", lineno, key, msg);
+			rc = -1;
+		}
+	}
+	free(copy);
+	return rc;
+}
+
+int
+conf_load(struct conf *c, const char *path, char *err, size_t errlen)
+{
+	FILE *f;
+	char *text = NULL, inner[512];
+	size_t len = 0, cap = 0, n;
+	int rc;
+
+	conf_defaults(c);
+	if ((f = fopen(path, "r")) == NULL) {
+		snprintf(err, errlen, "%s: %s", path, strerror(errno));
+		return -1;
+	}
+	do {
+		if (cap - len < 4096) {
+			cap = cap ? cap * 2 : 8192;
+			text = xrealloc(text, cap + 1);
+		}
+		n = fread(text + len, 1, cap - len, f);
+		len += n;
+	} while (n > 0);
+	fclose(f);
+	text[len] = '\0';
+	if (strlen(text) != len) {
+		snprintf(err, errlen, "%s: contains a NUL byte", path);
+		free(text);
+		return -1;
+	}
+	rc = conf_parse(c, text, inner, sizeof(inner));
+	if (rc < 0)
+		snprintf(err, errlen, "%s:%s", path, inner);
+	free(text);
+	return rc;
+}

@@ -1,0 +1,234 @@
+/*
+ * xborderctl: the operator's tool.  Every command takes the same
+ * configuration file as the server (-c) and talks to the same database.
+ * Output is meant for scripts: platform-create prints one JSON object, the
+ * list commands print tab-separated lines.  Exit status: 0 success, 1
+ * failure (message on stderr), 2 usage.
+ */
+#include "config.h"
+
+#include <getopt.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <json-c/json.h>
+#include <openssl/crypto.h>
+
+#include "xborder/auth.h"
+#include "xborder/conf.h"
+#include "xborder/db.h"
+#include "xborder/db_platforms.h"
+#include "xborder/ids.h"
+#include "xborder/money.h"
+#include "xborder/util.h"
+#include "xborder/valid.h"
+
+static void __attribute__((noreturn))
+usage(void)
+{
+	fprintf(stderr,
+	    "usage: xborderctl -c config command [args]\n"
+	    "commands:\n"
+	    "  migrate\n"
+	    "  platform-create --name NAME --ppv-domain DOMAIN [--uma-domain DOMAIN]\n"
+	    "  platform-list\n"
+	    "  fx-set CURRENCY PRICE_MINOR_PER_BTC\n"
+	    "  fx-list\n");
+	exit(2);
+}
+
+static void __attribute__((noreturn, format(printf, 1, 2)))
+die(const char *fmt, ...)
+{
+	va_list ap;
+
+	fprintf(stderr, "xborderctl: ");
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+	exit(1);
+}
+
+static int applied_count;
+
+static void
+print_applied(const char *name)
+{
+	printf("applied %s\n", name);
+	applied_count++;
+}
+
+static int
+cmd_migrate(struct db *db, const struct conf *conf, int argc, char **argv)
+{
+	char err[1024];
+
+	(void)argv;
+	if (argc != 1)
+		usage();
+	applied_count = 0;
+	if (db_migrate(db, conf->schema_dir, print_applied, err, sizeof(err)) != DB_OK)
+		die("migrate: %s", err);
+	if (applied_count == 0)
+		printf("up to date\n");
+	return 0;
+}
+
+static int
+cmd_platform_create(struct db *db, const struct conf *conf, int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "name", required_argument, NULL, 'n' },
+		{ "ppv-domain", required_argument, NULL, 'p' },
+		{ "uma-domain", required_argument, NULL, 'u' },
+		{ NULL, 0, NULL, 0 }
+	};
+	const char *name = NULL, *ppv = NULL, *uma = NULL, *why;
+	char token[UUID_LEN + 1], platform[UUID_LEN + 1], secret[AUTH_SECRET_LEN + 1];
+	char *hash = NULL;
+	json_object *o;
+	int ch, rc;
+
+	optind = 1;
+	while ((ch = getopt_long(argc, argv, "", opts, NULL)) != -1) {
+		switch (ch) {
+		case 'n': name = optarg; break;
+		case 'p': ppv = optarg; break;
+		case 'u': uma = optarg; break;
+		default: usage();
+		}
+	}
+	if (name == NULL || ppv == NULL || optind != argc)
+		usage();
+	if (uma == NULL)
+		uma = ppv;
+	if (*name == '\0' || valid_utf8_len(name, strlen(name)) > 128)
+		die("--name must be 1 to 128 characters");
+	if ((why = valid_domain(ppv)) != NULL)
+		die("--ppv-domain %s", why);
+	if ((why = valid_domain(uma)) != NULL)
+		die("--uma-domain %s", why);
+	if (auth_new_secret(conf, secret, &hash) < 0)
+		die("cannot make a secret");
+	ids_uuid4(token);
+	rc = db_platform_create(db, name, ppv, uma, token, hash, platform);
+	free(hash);
+	if (rc == DB_DUPLICATE)
+		die("a platform with ppv domain %s exists already", ppv);
+	if (rc != DB_OK)
+		die("platform-create: %s", db_error(db));
+	o = json_object_new_object();
+	json_object_object_add(o, "platformId", json_object_new_string(platform));
+	json_object_object_add(o, "clientId", json_object_new_string(token));
+	json_object_object_add(o, "clientSecret", json_object_new_string(secret));
+	printf("%s\n", json_object_to_json_string_ext(o, JSON_C_TO_STRING_PLAIN));
+	json_object_put(o);
+	OPENSSL_cleanse(secret, sizeof(secret));
+	return 0;
+}
+
+/* Prints every row tab-separated; timestamps in the API's form. */
+static void
+print_rows(const struct db_rows *r, size_t ts_col)
+{
+	for (size_t i = 0; i < r->nrows; i++) {
+		for (size_t j = 0; j < r->ncols; j++) {
+			const char *v = db_cell(r, i, j);
+			char ts[25];
+
+			if (j == ts_col && v != NULL && ids_timestamp(v, ts) == 0)
+				v = ts;
+			printf("%s%s", j ? "\t" : "", v ? v : "");
+		}
+		putchar('\n');
+	}
+}
+
+static int
+cmd_platform_list(struct db *db, int argc)
+{
+	struct db_rows r;
+
+	if (argc != 1)
+		usage();
+	if (db_platform_list(db, &r) != DB_OK)
+		die("platform-list: %s", db_error(db));
+	print_rows(&r, 4);
+	db_rows_free(&r);
+	return 0;
+}
+
+static int
+cmd_fx_set(struct db *db, int argc, char **argv)
+{
+	int64_t price;
+
+	if (argc != 3)
+		usage();
+	if (money_currency(argv[1]) == NULL)
+		die("unknown currency %s", argv[1]);
+	if (parse_i64_digits(argv[2], &price) < 0 || price < 1)
+		die("price must be an integer >= 1 (minor units per BTC), not %s", argv[2]);
+	if (db_fx_set(db, argv[1], price) != DB_OK)
+		die("fx-set: %s", db_error(db));
+	printf("%s\t%s\n", argv[1], argv[2]);
+	return 0;
+}
+
+static int
+cmd_fx_list(struct db *db, int argc)
+{
+	struct db_rows r;
+
+	if (argc != 1)
+		usage();
+	if (db_fx_list(db, &r) != DB_OK)
+		die("fx-list: %s", db_error(db));
+	print_rows(&r, 2);
+	db_rows_free(&r);
+	return 0;
+}
+
+int
+main(int argc, char *argv[])
+{
+	struct conf conf;
+	struct db *db;
+	const char *path = NULL, *cmd;
+	char err[1024];
+	int rc;
+
+	if (argc >= 3 && strcmp(argv[1], "-c") == 0) {
+		path = argv[2];
+		argc -= 3;
+		argv += 3;
+	}
+	if (path == NULL || argc < 1)
+		usage();
+	cmd = argv[0];
+	if (strcmp(cmd, "migrate") != 0 && strcmp(cmd, "platform-create") != 0 &&
+	    strcmp(cmd, "platform-list") != 0 && strcmp(cmd, "fx-set") != 0 &&
+	    strcmp(cmd, "fx-list") != 0)
+		usage();
+	if (conf_load(&conf, path, err, sizeof(err)) < 0)
+		die("%s", err);
+	log_set_level(LOG_LVL_WARN);
+	if ((db = db_open(&conf, err, sizeof(err))) == NULL)
+		die("cannot connect to the database: %s", err);
+	if (strcmp(cmd, "migrate") == 0)
+		rc = cmd_migrate(db, &conf, argc, argv);
+	else if (strcmp(cmd, "platform-create") == 0)
+		rc = cmd_platform_create(db, &conf, argc, argv);
+	else if (strcmp(cmd, "platform-list") == 0)
+		rc = cmd_platform_list(db, argc);
+	else if (strcmp(cmd, "fx-set") == 0)
+		rc = cmd_fx_set(db, argc, argv);
+	else
+		rc = cmd_fx_list(db, argc);
+	db_close(db);
+	conf_free(&conf);
+	return rc;
+}

@@ -1,0 +1,435 @@
+/*
+ * db.c: MariaDB Connector/C plumbing.  A worker holds one connection,
+ * opened lazily by db_handle() and dropped after any error that means the
+ * server went away, so the next request reconnects instead of failing
+ * forever.  Statements are prepared once per connection and kept in a
+ * small cache keyed by their SQL text; results come back as strings, and
+ * the typed structs are built by the db_<resource>.c files.
+ */
+#include "config.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <mysql.h>
+#include <errmsg.h>
+#include <mysqld_error.h>
+
+#include "xborder/conf.h"
+#include "xborder/db.h"
+#include "xborder/util.h"
+
+#define STMT_CACHE 128
+
+struct stmt_slot {
+	const char	*sql;	/* static text: pointer identity first */
+	MYSQL_STMT	*stmt;
+};
+
+struct db {
+	MYSQL		*my;
+	struct stmt_slot cache[STMT_CACHE];
+	size_t		 ncache;
+	int		 broken;	/* the server went away */
+	char		 err[256];
+};
+
+static struct db *process_db;
+
+struct db *
+db_open(const struct conf *c, char *err, size_t errlen)
+{
+	struct db *db = xcalloc(1, sizeof(*db));
+	unsigned timeout = 5;
+	my_bool off = 0;
+
+	if ((db->my = mysql_init(NULL)) == NULL)
+		abort();
+	mysql_optionsv(db->my, MYSQL_OPT_CONNECT_TIMEOUT, &timeout);
+	timeout = 30;
+	mysql_optionsv(db->my, MYSQL_OPT_READ_TIMEOUT, &timeout);
+	mysql_optionsv(db->my, MYSQL_OPT_WRITE_TIMEOUT, &timeout);
+	mysql_optionsv(db->my, MYSQL_OPT_RECONNECT, &off);
+	mysql_optionsv(db->my, MYSQL_SET_CHARSET_NAME, "utf8mb4");
+	mysql_optionsv(db->my, MYSQL_INIT_COMMAND,
+	    "SET time_zone = '+00:00', SESSION TRANSACTION ISOLATION LEVEL READ COMMITTED,"
+	    " innodb_lock_wait_timeout = 10, sql_mode = 'STRICT_ALL_TABLES,NO_ZERO_DATE'");
+	if (mysql_real_connect(db->my, c->db_socket[0] ? NULL : c->db_host,
+	    c->db_user, c->db_password, c->db_name,
+	    c->db_socket[0] ? 0 : c->db_port,
+	    c->db_socket[0] ? c->db_socket : NULL, 0) == NULL) {
+		snprintf(err, errlen, "%s", mysql_error(db->my));
+		mysql_close(db->my);
+		free(db);
+		return NULL;
+	}
+	return db;
+}
+
+void
+db_close(struct db *db)
+{
+	if (db == NULL)
+		return;
+	for (size_t i = 0; i < db->ncache; i++)
+		mysql_stmt_close(db->cache[i].stmt);
+	mysql_close(db->my);
+	free(db);
+}
+
+struct db *
+db_handle(const struct conf *c)
+{
+	char err[256];
+
+	if (process_db != NULL && process_db->broken)
+		db_handle_reset();
+	if (process_db == NULL) {
+		process_db = db_open(c, err, sizeof(err));
+		if (process_db == NULL)
+			log_msg(LOG_LVL_ERROR, NULL, "database connection failed: %s", err);
+	}
+	return process_db;
+}
+
+void
+db_handle_reset(void)
+{
+	db_close(process_db);
+	process_db = NULL;
+}
+
+const char *
+db_error(struct db *db)
+{
+	return db->err;
+}
+
+/* Maps a server or client error number to a db_rc and remembers the text. */
+static int
+classify(struct db *db, unsigned no, const char *msg)
+{
+	snprintf(db->err, sizeof(db->err), "%u: %s", no, msg);
+	switch (no) {
+	case CR_CONNECTION_ERROR:
+	case CR_CONN_HOST_ERROR:
+	case CR_SERVER_GONE_ERROR:
+	case CR_SERVER_LOST:
+	case CR_SERVER_LOST_EXTENDED:
+	case ER_SERVER_SHUTDOWN:
+	case ER_CONNECTION_KILLED:
+		db->broken = 1;
+		return DB_UNAVAILABLE;
+	case ER_LOCK_DEADLOCK:
+	case ER_LOCK_WAIT_TIMEOUT:
+		return DB_RETRY;
+	case ER_DUP_ENTRY:
+		return DB_DUPLICATE;
+	default:
+		log_msg(LOG_LVL_ERROR, NULL, "database error %s", db->err);
+		return DB_ERR;
+	}
+}
+
+/* The cached prepared statement for sql; NULL with *rc set on failure. */
+static MYSQL_STMT *
+prepare(struct db *db, const char *sql, int keep, int *rc)
+{
+	MYSQL_STMT *st;
+	my_bool on = 1;
+
+	for (size_t i = 0; i < db->ncache; i++)
+		if (db->cache[i].sql == sql)
+			return db->cache[i].stmt;
+	for (size_t i = 0; i < db->ncache; i++)
+		if (strcmp(db->cache[i].sql, sql) == 0)
+			return db->cache[i].stmt;
+	if ((st = mysql_stmt_init(db->my)) == NULL)
+		abort();
+	if (mysql_stmt_prepare(st, sql, strlen(sql)) != 0) {
+		*rc = classify(db, mysql_stmt_errno(st), mysql_stmt_error(st));
+		mysql_stmt_close(st);
+		return NULL;
+	}
+	mysql_stmt_attr_set(st, STMT_ATTR_UPDATE_MAX_LENGTH, &on);
+	/* Only statements with static text are cached; migrations are not. */
+	if (keep && db->ncache < STMT_CACHE) {
+		db->cache[db->ncache].sql = sql;
+		db->cache[db->ncache++].stmt = st;
+	}
+	return st;
+}
+
+static int
+cached(struct db *db, MYSQL_STMT *st)
+{
+	for (size_t i = 0; i < db->ncache; i++)
+		if (db->cache[i].stmt == st)
+			return 1;
+	return 0;
+}
+
+/* Binds args and executes; returns DB_OK or a failure code. */
+static int
+run(struct db *db, MYSQL_STMT *st, const struct db_val *args, size_t nargs)
+{
+	MYSQL_BIND *b = NULL;
+	int rc = DB_OK;
+
+	if (mysql_stmt_param_count(st) != nargs) {
+		snprintf(db->err, sizeof(db->err), "parameter count mismatch");
+		log_msg(LOG_LVL_ERROR, NULL, "statement expects %lu parameters, got %zu",
+		    mysql_stmt_param_count(st), nargs);
+		return DB_ERR;
+	}
+	if (nargs > 0) {
+		b = xcalloc(nargs, sizeof(*b));
+		for (size_t i = 0; i < nargs; i++) {
+			switch (args[i].t) {
+			case DBV_NULL:
+				b[i].buffer_type = MYSQL_TYPE_NULL;
+				break;
+			case DBV_STR:
+				b[i].buffer_type = MYSQL_TYPE_STRING;
+				b[i].buffer = (void *)args[i].s;
+				b[i].buffer_length = args[i].len;
+				break;
+			case DBV_I64:
+				b[i].buffer_type = MYSQL_TYPE_LONGLONG;
+				b[i].buffer = (void *)&args[i].i;
+				break;
+			}
+		}
+		if (mysql_stmt_bind_param(st, b) != 0)
+			rc = classify(db, mysql_stmt_errno(st), mysql_stmt_error(st));
+	}
+	if (rc == DB_OK && mysql_stmt_execute(st) != 0)
+		rc = classify(db, mysql_stmt_errno(st), mysql_stmt_error(st));
+	free(b);
+	return rc;
+}
+
+int
+db_exec(struct db *db, const char *sql, const struct db_val *args,
+    size_t nargs, uint64_t *affected)
+{
+	MYSQL_STMT *st;
+	int rc = DB_ERR;
+
+	if ((st = prepare(db, sql, 1, &rc)) == NULL)
+		return rc;
+	rc = run(db, st, args, nargs);
+	if (rc == DB_OK && affected != NULL)
+		*affected = mysql_stmt_affected_rows(st);
+	mysql_stmt_free_result(st);
+	mysql_stmt_reset(st);
+	if (!cached(db, st))
+		mysql_stmt_close(st);
+	return rc;
+}
+
+int
+db_query(struct db *db, const char *sql, const struct db_val *args,
+    size_t nargs, struct db_rows *out)
+{
+	MYSQL_STMT *st;
+	MYSQL_RES *meta = NULL;
+	MYSQL_BIND *b = NULL;
+	MYSQL_FIELD *f;
+	unsigned long *len = NULL;
+	my_bool *isnull = NULL;
+	char **buf = NULL;
+	size_t ncols = 0, cap = 0;
+	int rc = DB_ERR, fr;
+
+	memset(out, 0, sizeof(*out));
+	if ((st = prepare(db, sql, 1, &rc)) == NULL)
+		return rc;
+	if ((rc = run(db, st, args, nargs)) != DB_OK)
+		goto out;
+	if ((meta = mysql_stmt_result_metadata(st)) == NULL) {
+		rc = classify(db, mysql_stmt_errno(st), mysql_stmt_error(st));
+		goto out;
+	}
+	if (mysql_stmt_store_result(st) != 0) {
+		rc = classify(db, mysql_stmt_errno(st), mysql_stmt_error(st));
+		goto out;
+	}
+	ncols = mysql_num_fields(meta);
+	f = mysql_fetch_fields(meta);
+	b = xcalloc(ncols, sizeof(*b));
+	len = xcalloc(ncols, sizeof(*len));
+	isnull = xcalloc(ncols, sizeof(*isnull));
+	buf = xcalloc(ncols, sizeof(*buf));
+	for (size_t i = 0; i < ncols; i++) {
+		size_t sz = f[i].max_length > 64 ? f[i].max_length + 1 : 65;
+
+		buf[i] = xmalloc(sz);
+		b[i].buffer_type = MYSQL_TYPE_STRING;
+		b[i].buffer = buf[i];
+		b[i].buffer_length = sz;
+		b[i].length = &len[i];
+		b[i].is_null = &isnull[i];
+	}
+	if (mysql_stmt_bind_result(st, b) != 0) {
+		rc = classify(db, mysql_stmt_errno(st), mysql_stmt_error(st));
+		goto out;
+	}
+	out->ncols = ncols;
+	while ((fr = mysql_stmt_fetch(st)) == 0 || fr == MYSQL_DATA_TRUNCATED) {
+		if (out->nrows == cap) {
+			cap = cap ? cap * 2 : 8;
+			out->cell = xrealloc(out->cell, cap * ncols * sizeof(char *));
+		}
+		for (size_t i = 0; i < ncols; i++) {
+			char **slot = &out->cell[out->nrows * ncols + i];
+
+			if (isnull[i]) {
+				*slot = NULL;
+			} else if (len[i] >= b[i].buffer_length) {
+				/* Longer than max_length promised: fetch it whole. */
+				MYSQL_BIND one = b[i];
+
+				*slot = xmalloc(len[i] + 1);
+				one.buffer = *slot;
+				one.buffer_length = len[i] + 1;
+				mysql_stmt_fetch_column(st, &one, (unsigned)i, 0);
+				(*slot)[len[i]] = '\0';
+			} else {
+				*slot = xstrndup(buf[i], len[i]);
+			}
+		}
+		out->nrows++;
+	}
+	if (fr != MYSQL_NO_DATA) {
+		rc = classify(db, mysql_stmt_errno(st), mysql_stmt_error(st));
+		db_rows_free(out);
+	} else
+		rc = DB_OK;
+out:
+	if (buf != NULL)
+		for (size_t i = 0; i < ncols; i++)
+			free(buf[i]);
+	free(buf);
+	free(isnull);
+	free(len);
+	free(b);
+	if (meta != NULL)
+		mysql_free_result(meta);
+	mysql_stmt_free_result(st);
+	mysql_stmt_reset(st);
+	if (!cached(db, st))
+		mysql_stmt_close(st);
+	return rc;
+}
+
+int
+db_exec_once(struct db *db, const char *sql)
+{
+	MYSQL_STMT *st;
+	int rc = DB_ERR;
+
+	if ((st = prepare(db, sql, 0, &rc)) == NULL)
+		return rc;
+	rc = run(db, st, NULL, 0);
+	mysql_stmt_close(st);
+	return rc;
+}
+
+const char *
+db_cell(const struct db_rows *r, size_t row, size_t col)
+{
+	if (row >= r->nrows || col >= r->ncols)
+		return NULL;
+	return r->cell[row * r->ncols + col];
+}
+
+int64_t
+db_cell_i64(const struct db_rows *r, size_t row, size_t col)
+{
+	const char *s = db_cell(r, row, col);
+
+	return s ? strtoll(s, NULL, 10) : 0;
+}
+
+void
+db_rows_free(struct db_rows *r)
+{
+	for (size_t i = 0; i < r->nrows * r->ncols; i++)
+		free(r->cell[i]);
+	free(r->cell);
+	memset(r, 0, sizeof(*r));
+}
+
+int
+db_begin(struct db *db)
+{
+	if (mysql_autocommit(db->my, 0) != 0)
+		return classify(db, mysql_errno(db->my), mysql_error(db->my));
+	return DB_OK;
+}
+
+int
+db_commit(struct db *db)
+{
+	int rc = DB_OK;
+
+	if (mysql_commit(db->my) != 0)
+		rc = classify(db, mysql_errno(db->my), mysql_error(db->my));
+	if (rc != DB_OK)
+		mysql_rollback(db->my);
+	mysql_autocommit(db->my, 1);
+	return rc;
+}
+
+void
+db_rollback(struct db *db)
+{
+	mysql_rollback(db->my);
+	mysql_autocommit(db->my, 1);
+}
+
+#define TX_ATTEMPTS 8
+
+static uint64_t tx_retries;
+
+int
+db_transact(struct db *db, int (*fn)(struct db *, void *), void *arg)
+{
+	int rc = DB_ERR;
+
+	for (int attempt = 0; attempt < TX_ATTEMPTS; attempt++) {
+		if ((rc = db_begin(db)) != DB_OK)
+			return rc;
+		rc = fn(db, arg);
+		if (rc == DB_OK)
+			rc = db_commit(db);
+		else
+			db_rollback(db);
+		if (rc != DB_RETRY)
+			return rc;
+		tx_retries++;
+		log_msg(LOG_LVL_INFO, NULL, "transaction retried (%s)", db->err);
+		/* Back off a little, more each time, so the winner can finish. */
+		usleep((useconds_t)(1000 * (attempt + 1) * (attempt + 1)));
+	}
+	return rc;
+}
+
+uint64_t
+db_retries(void)
+{
+	return tx_retries;
+}
+
+int
+db_ping(struct db *db)
+{
+	struct db_rows r;
+	int rc = db_query(db, "SELECT 1", NULL, 0, &r);
+
+	db_rows_free(&r);
+	return rc;
+}

@@ -1,0 +1,188 @@
+/*
+ * db_tokens.c: SQL for API tokens.  Every statement but the
+ * authentication lookup is scoped by platform_id; the lookup is what
+ * discovers the platform from the credentials.
+ */
+#include "config.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "xborder/db.h"
+#include "xborder/db_tokens.h"
+#include "xborder/ids.h"
+#include "xborder/util.h"
+
+#define TOKEN_COLS "id, name, perm_view, perm_manage, issuer_type, " \
+	"created_at, updated_at, revoked_at"
+
+static void
+token_from_row(const struct db_rows *r, size_t i, struct token *t)
+{
+	memset(t, 0, sizeof(*t));
+	snprintf(t->id, sizeof(t->id), "%s", db_cell(r, i, 0));
+	t->name = xstrdup(db_cell(r, i, 1) ? db_cell(r, i, 1) : "");
+	t->view = db_cell_i64(r, i, 2) != 0;
+	t->manage = db_cell_i64(r, i, 3) != 0;
+	t->operator_issued = strcmp(db_cell(r, i, 4), "operator_issued") == 0;
+	ids_timestamp(db_cell(r, i, 5), t->created_at);
+	ids_timestamp(db_cell(r, i, 6), t->updated_at);
+	if (db_cell(r, i, 7) != NULL)
+		ids_timestamp(db_cell(r, i, 7), t->revoked_at);
+}
+
+int
+db_token_auth_get(struct db *db, const char *id, struct token_auth *out)
+{
+	static const char sql[] =
+	    "SELECT platform_id, secret_hash, perm_view, perm_manage,"
+	    " revoked_at IS NOT NULL,"
+	    " IF(auth_failure_since > UTC_TIMESTAMP(3) - INTERVAL 60 SECOND, auth_failures, 0),"
+	    " IF(auth_failure_since > UTC_TIMESTAMP(3) - INTERVAL 60 SECOND,"
+	    "    GREATEST(1, CEIL(TIMESTAMPDIFF(MICROSECOND, UTC_TIMESTAMP(3),"
+	    "      auth_failure_since + INTERVAL 60 SECOND) / 1000000)), 0)"
+	    " FROM tokens WHERE id = ?";
+	struct db_val a[] = { DBS(id) };
+	struct db_rows r;
+	int rc;
+
+	memset(out, 0, sizeof(*out));
+	if ((rc = db_query(db, sql, a, NARGS(a), &r)) != DB_OK)
+		return rc;
+	if (r.nrows == 0) {
+		db_rows_free(&r);
+		return DB_NOT_FOUND;
+	}
+	snprintf(out->platform_id, sizeof(out->platform_id), "%s", db_cell(&r, 0, 0));
+	out->secret_hash = xstrdup(db_cell(&r, 0, 1));
+	out->view = db_cell_i64(&r, 0, 2) != 0;
+	out->manage = db_cell_i64(&r, 0, 3) != 0;
+	out->revoked = db_cell_i64(&r, 0, 4) != 0;
+	out->failures = db_cell_i64(&r, 0, 5);
+	out->retry_after = db_cell_i64(&r, 0, 6);
+	db_rows_free(&r);
+	return DB_OK;
+}
+
+int
+db_token_auth_fail(struct db *db, const char *id)
+{
+	/* Assignments run left to right: the window test reads the old start. */
+	static const char sql[] =
+	    "UPDATE tokens SET"
+	    " auth_failures = IF(auth_failure_since > UTC_TIMESTAMP(3) - INTERVAL 60 SECOND,"
+	    "   auth_failures + 1, 1),"
+	    " auth_failure_since = IF(auth_failure_since > UTC_TIMESTAMP(3) - INTERVAL 60 SECOND,"
+	    "   auth_failure_since, UTC_TIMESTAMP(3))"
+	    " WHERE id = ?";
+	struct db_val a[] = { DBS(id) };
+
+	return db_exec(db, sql, a, NARGS(a), NULL);
+}
+
+void
+token_auth_free(struct token_auth *t)
+{
+	free(t->secret_hash);
+	t->secret_hash = NULL;
+}
+
+int
+db_token_get(struct db *db, const char *platform, const char *id, struct token *out)
+{
+	static const char sql[] =
+	    "SELECT " TOKEN_COLS " FROM tokens WHERE platform_id = ? AND id = ?";
+	struct db_val a[] = { DBS(platform), DBS(id) };
+	struct db_rows r;
+	int rc;
+
+	if ((rc = db_query(db, sql, a, NARGS(a), &r)) != DB_OK)
+		return rc;
+	if (r.nrows == 0) {
+		db_rows_free(&r);
+		return DB_NOT_FOUND;
+	}
+	token_from_row(&r, 0, out);
+	db_rows_free(&r);
+	return DB_OK;
+}
+
+int
+db_token_insert(struct db *db, const char *platform, const char *id,
+    const char *name, int view, int manage, int operator_issued,
+    const char *hash, struct token *out)
+{
+	static const char sql[] =
+	    "INSERT INTO tokens (id, platform_id, name, secret_hash, perm_view,"
+	    " perm_manage, issuer_type, created_at, updated_at)"
+	    " VALUES (?, ?, ?, ?, ?, ?, ?, UTC_TIMESTAMP(3), UTC_TIMESTAMP(3))";
+	struct db_val a[] = { DBS(id), DBS(platform), DBS(name), DBS(hash),
+	    DBI(view), DBI(manage),
+	    DBS(operator_issued ? "operator_issued" : "platform_self_service") };
+	int rc;
+
+	if ((rc = db_exec(db, sql, a, NARGS(a), NULL)) != DB_OK)
+		return rc;
+	rc = db_token_get(db, platform, id, out);
+	return rc == DB_NOT_FOUND ? DB_ERR : rc;
+}
+
+int
+db_token_list(struct db *db, const char *platform, int64_t limit,
+    int64_t offset, struct token **out, size_t *n, int64_t *total)
+{
+	static const char sql[] =
+	    "SELECT " TOKEN_COLS " FROM tokens WHERE platform_id = ?"
+	    " ORDER BY created_at DESC, id DESC LIMIT ? OFFSET ?";
+	static const char count[] =
+	    "SELECT COUNT(*) FROM tokens WHERE platform_id = ?";
+	struct db_val a[] = { DBS(platform), DBI(limit), DBI(offset) };
+	struct db_rows r;
+	int rc;
+
+	*out = NULL;
+	*n = 0;
+	if ((rc = db_query(db, count, a, 1, &r)) != DB_OK)
+		return rc;
+	*total = db_cell_i64(&r, 0, 0);
+	db_rows_free(&r);
+	if ((rc = db_query(db, sql, a, NARGS(a), &r)) != DB_OK)
+		return rc;
+	*out = xcalloc(r.nrows, sizeof(**out));
+	for (size_t i = 0; i < r.nrows; i++)
+		token_from_row(&r, i, &(*out)[i]);
+	*n = r.nrows;
+	db_rows_free(&r);
+	return DB_OK;
+}
+
+int
+db_token_revoke(struct db *db, const char *platform, const char *id, struct token *out)
+{
+	static const char sql[] =
+	    "UPDATE tokens SET revoked_at = UTC_TIMESTAMP(3), updated_at = UTC_TIMESTAMP(3)"
+	    " WHERE platform_id = ? AND id = ? AND revoked_at IS NULL"
+	    " AND issuer_type = 'platform_self_service'";
+	struct db_val a[] = { DBS(platform), DBS(id) };
+	int rc;
+
+	if ((rc = db_exec(db, sql, a, NARGS(a), NULL)) != DB_OK)
+		return rc;
+	return db_token_get(db, platform, id, out);
+}
+
+void
+token_free(struct token *t)
+{
+	free(t->name);
+	t->name = NULL;
+}
+
+void
+token_list_free(struct token *t, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		token_free(&t[i]);
+	free(t);
+}

@@ -1,0 +1,387 @@
+/*
+ * xborder-fcgi: the prefork FastCGI server.
+ *
+ * The master reads the configuration, opens the listening socket (or takes
+ * it from systemd socket activation), forks `workers` children and then
+ * only supervises: it respawns a child that dies (backing off when children
+ * die young, so a broken database or binary does not make it spin),
+ * replaces a child that exits after max_requests, stops gracefully on
+ * SIGTERM/SIGINT (children finish their in-flight request) and on SIGHUP
+ * re-reads the configuration and rolls the children.
+ *
+ * A worker is single-threaded: FCGX_Accept_r, req_dispatch, repeat.  Its
+ * SIGTERM handler swaps the listening descriptor for an unconnected socket,
+ * so an idle worker's accept() fails at once while a busy worker finishes
+ * its request first (handlers run with SA_RESTART).
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <fcgiapp.h>
+#ifdef HAVE_LIBSYSTEMD
+#include <systemd/sd-daemon.h>
+#endif
+
+#include "xborder/conf.h"
+#include "xborder/db.h"
+#include "xborder/req.h"
+#include "xborder/util.h"
+
+#define MAX_WORKERS 256
+#define STOP_TIMEOUT_MS 30000
+
+struct child {
+	pid_t		pid;
+	unsigned	generation;
+	int64_t		started_ms;
+};
+
+static volatile sig_atomic_t got_stop, got_hup, got_chld;
+static int listen_fd = -1;
+static struct child children[MAX_WORKERS * 2];
+static unsigned generation;
+
+static void
+notify(const char *state)
+{
+#ifdef HAVE_LIBSYSTEMD
+	sd_notify(0, state);
+#else
+	(void)state;
+#endif
+}
+
+/* ---- worker ---- */
+
+static void
+worker_on_term(int sig)
+{
+	int saved = errno, s;
+
+	(void)sig;
+	got_stop = 1;
+	/* Make further accept() calls on listen_fd fail immediately. */
+	if ((s = socket(AF_UNIX, SOCK_STREAM, 0)) >= 0) {
+		dup2(s, listen_fd);
+		close(s);
+	}
+	errno = saved;
+}
+
+static void __attribute__((noreturn))
+worker_main(const struct conf *conf)
+{
+	struct sigaction sa;
+	FCGX_Request fr;
+	uint64_t served = 0;
+	sigset_t none;
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = worker_on_term;
+	sa.sa_flags = SA_RESTART;
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGTERM, &sa, NULL);
+	sigaction(SIGINT, &sa, NULL);
+	sa.sa_handler = SIG_IGN;
+	sigaction(SIGHUP, &sa, NULL);
+	sigaction(SIGPIPE, &sa, NULL);
+	sa.sa_handler = SIG_DFL;
+	sigaction(SIGCHLD, &sa, NULL);
+	prctl(PR_SET_PDEATHSIG, SIGTERM);
+	sigemptyset(&none);
+	sigprocmask(SIG_SETMASK, &none, NULL);
+	if (getppid() == 1)
+		_exit(0);
+
+	FCGX_InitRequest(&fr, listen_fd, FCGI_FAIL_ACCEPT_ON_INTR);
+	while (!got_stop && (conf->max_requests == 0 || served < conf->max_requests)) {
+		struct req req;
+
+		if (FCGX_Accept_r(&fr) < 0)
+			break;
+		req_init(&req, &fr, conf);
+		req_dispatch(&req);
+		req_free(&req);
+		FCGX_Finish_r(&fr);
+		served++;
+	}
+	FCGX_Free(&fr, 1);
+	db_handle_reset();
+	log_msg(LOG_LVL_DEBUG, NULL, "worker exits after %llu requests",
+	    (unsigned long long)served);
+	exit(0);
+}
+
+/* ---- master ---- */
+
+static void
+master_on_signal(int sig)
+{
+	if (sig == SIGTERM || sig == SIGINT)
+		got_stop = 1;
+	else if (sig == SIGHUP)
+		got_hup = 1;
+	else if (sig == SIGCHLD)
+		got_chld = 1;
+}
+
+static int
+spawn(const struct conf *conf)
+{
+	size_t slot = sizeof(children) / sizeof(children[0]);
+	pid_t pid;
+
+	for (size_t i = 0; i < sizeof(children) / sizeof(children[0]); i++)
+		if (children[i].pid == 0) {
+			slot = i;
+			break;
+		}
+	if (slot == sizeof(children) / sizeof(children[0]))
+		return -1;	/* old workers still finishing: try later */
+	if ((pid = fork()) < 0) {
+		log_msg(LOG_LVL_ERROR, NULL, "fork: %s", strerror(errno));
+		return -1;
+	}
+	if (pid == 0)
+		worker_main(conf);
+	children[slot].pid = pid;
+	children[slot].generation = generation;
+	children[slot].started_ms = now_ms();
+	return 0;
+}
+
+static unsigned
+current_children(void)
+{
+	unsigned n = 0;
+
+	for (size_t i = 0; i < sizeof(children) / sizeof(children[0]); i++)
+		if (children[i].pid != 0 && children[i].generation == generation)
+			n++;
+	return n;
+}
+
+static unsigned
+live_children(void)
+{
+	unsigned n = 0;
+
+	for (size_t i = 0; i < sizeof(children) / sizeof(children[0]); i++)
+		n += children[i].pid != 0;
+	return n;
+}
+
+static void
+signal_children(int sig, int old_only)
+{
+	for (size_t i = 0; i < sizeof(children) / sizeof(children[0]); i++)
+		if (children[i].pid != 0 &&
+		    (!old_only || children[i].generation != generation))
+			kill(children[i].pid, sig);
+}
+
+/*
+ * Reaps exited children.  Returns how long to wait before spawning again:
+ * 0, or a growing delay while children keep dying young or abnormally.
+ */
+static int64_t
+reap(int64_t *backoff_ms)
+{
+	int status;
+	pid_t pid;
+
+	while ((pid = waitpid(-1, &status, WNOHANG)) > 0) {
+		for (size_t i = 0; i < sizeof(children) / sizeof(children[0]); i++) {
+			if (children[i].pid != pid)
+				continue;
+			children[i].pid = 0;
+			if (WIFSIGNALED(status) || (WIFEXITED(status) && WEXITSTATUS(status) != 0)) {
+				log_msg(LOG_LVL_WARN, NULL, "worker %d died (%s %d)", (int)pid,
+				    WIFSIGNALED(status) ? "signal" : "status",
+				    WIFSIGNALED(status) ? WTERMSIG(status) : WEXITSTATUS(status));
+				if (now_ms() - children[i].started_ms < 1000)
+					*backoff_ms = *backoff_ms ? *backoff_ms * 2 : 100;
+				if (*backoff_ms > 5000)
+					*backoff_ms = 5000;
+			} else if (now_ms() - children[i].started_ms > 1000)
+				*backoff_ms = 0;
+		}
+	}
+	return *backoff_ms;
+}
+
+static int
+open_listener(const struct conf *conf)
+{
+	const char *lp = getenv("LISTEN_PID"), *lf = getenv("LISTEN_FDS");
+	int fd;
+
+	if (lp != NULL && lf != NULL && atoi(lp) == (int)getpid() && atoi(lf) >= 1) {
+		unsetenv("LISTEN_PID");
+		unsetenv("LISTEN_FDS");
+		unsetenv("LISTEN_FDNAMES");
+		return 3;
+	}
+	if (strncmp(conf->listen, "unix:", 5) == 0) {
+		const char *path = conf->listen + 5;
+
+		unlink(path);
+		if ((fd = FCGX_OpenSocket(path, 128)) < 0)
+			return -1;
+		if (chmod(path, conf->socket_mode) < 0)
+			log_msg(LOG_LVL_WARN, NULL, "chmod %s: %s", path, strerror(errno));
+		return fd;
+	}
+	return FCGX_OpenSocket(conf->listen, 128);
+}
+
+static void
+usage(void)
+{
+	fprintf(stderr, "usage: xborder-fcgi -c config [-t]\n");
+	exit(2);
+}
+
+int
+main(int argc, char *argv[])
+{
+	struct conf conf;
+	char err[1024];
+	const char *path = NULL;
+	int test_only = 0, ch, from_systemd;
+	int64_t backoff = 0, next_spawn = 0, stop_deadline = 0;
+	struct sigaction sa;
+	sigset_t block, none;
+
+	while ((ch = getopt(argc, argv, "c:t")) != -1) {
+		switch (ch) {
+		case 'c':
+			path = optarg;
+			break;
+		case 't':
+			test_only = 1;
+			break;
+		default:
+			usage();
+		}
+	}
+	if (path == NULL || optind != argc)
+		usage();
+	if (conf_load(&conf, path, err, sizeof(err)) < 0) {
+		fprintf(stderr, "xborder-fcgi: %s\n", err);
+		return 1;
+	}
+	if (test_only) {
+		printf("%s: configuration ok\n", path);
+		conf_free(&conf);
+		return 0;
+	}
+	log_set_level(conf.log_level);
+	if (FCGX_Init() != 0) {
+		fprintf(stderr, "xborder-fcgi: FCGX_Init failed\n");
+		return 1;
+	}
+	from_systemd = getenv("LISTEN_FDS") != NULL;
+	if ((listen_fd = open_listener(&conf)) < 0) {
+		fprintf(stderr, "xborder-fcgi: cannot listen on %s: %s\n", conf.listen,
+		    strerror(errno));
+		return 1;
+	}
+
+	/* Signals are blocked except inside ppoll(), so none is lost. */
+	sigemptyset(&block);
+	sigaddset(&block, SIGTERM);
+	sigaddset(&block, SIGINT);
+	sigaddset(&block, SIGHUP);
+	sigaddset(&block, SIGCHLD);
+	sigprocmask(SIG_BLOCK, &block, NULL);
+	sigemptyset(&none);
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = master_on_signal;
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGTERM, &sa, NULL);
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGHUP, &sa, NULL);
+	sigaction(SIGCHLD, &sa, NULL);
+	sa.sa_handler = SIG_IGN;
+	sigaction(SIGPIPE, &sa, NULL);
+
+	log_msg(LOG_LVL_INFO, NULL, "xborder-fcgi %s listening on %s with %u workers",
+	    PACKAGE_VERSION, from_systemd ? "systemd socket" : conf.listen, conf.workers);
+	while (current_children() < conf.workers && spawn(&conf) == 0)
+		;
+	notify("READY=1");
+
+	for (;;) {
+		struct timespec ts = { 0, 200 * 1000 * 1000 };
+		int64_t now;
+
+		ppoll(NULL, 0, &ts, &none);
+		now = now_ms();
+		if (got_chld) {
+			got_chld = 0;
+			if (reap(&backoff) > 0)
+				next_spawn = now + backoff;
+		}
+		if (got_stop && stop_deadline == 0) {
+			notify("STOPPING=1");
+			log_msg(LOG_LVL_INFO, NULL, "stopping: waiting for in-flight requests");
+			signal_children(SIGTERM, 0);
+			stop_deadline = now + STOP_TIMEOUT_MS;
+		}
+		if (stop_deadline != 0) {
+			if (live_children() == 0)
+				break;
+			if (now > stop_deadline) {
+				log_msg(LOG_LVL_WARN, NULL, "workers did not stop in time; killing");
+				signal_children(SIGKILL, 0);
+				stop_deadline = now + 1000000;
+			}
+			continue;
+		}
+		if (got_hup) {
+			struct conf fresh;
+
+			got_hup = 0;
+			notify("RELOADING=1");
+			if (conf_load(&fresh, path, err, sizeof(err)) < 0) {
+				log_msg(LOG_LVL_ERROR, NULL, "reload refused: %s", err);
+				conf_free(&fresh);
+			} else {
+				if (strcmp(fresh.listen, conf.listen) != 0)
+					log_msg(LOG_LVL_WARN, NULL,
+					    "listen changes take effect at the next start");
+				conf_free(&conf);
+				conf = fresh;
+				log_set_level(conf.log_level);
+				generation++;
+				log_msg(LOG_LVL_INFO, NULL, "reloading: rolling the workers");
+			}
+			/* New workers start now; old ones finish and leave. */
+			while (current_children() < conf.workers && spawn(&conf) == 0)
+				;
+			signal_children(SIGTERM, 1);
+			notify("READY=1");
+		}
+		if (now >= next_spawn)
+			while (current_children() < conf.workers && spawn(&conf) == 0)
+				;
+	}
+	if (!from_systemd && strncmp(conf.listen, "unix:", 5) == 0)
+		unlink(conf.listen + 5);
+	log_msg(LOG_LVL_INFO, NULL, "stopped");
+	conf_free(&conf);
+	return 0;
+}

@@ -1,0 +1,109 @@
+/*
+ * h_common.c: what several handlers need: list parameters and envelopes,
+ * the sandbox platform-scope header, and body validation that answers.
+ */
+#include "config.h"
+
+#include <inttypes.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "xborder/handlers.h"
+#include "xborder/http.h"
+#include "xborder/ids.h"
+#include "xborder/req.h"
+#include "xborder/resp.h"
+#include "xborder/valid.h"
+
+int
+list_params_or_reply(struct req *req, int64_t def, int64_t max,
+    int64_t *limit, int64_t *cursor)
+{
+	const char *v = NULL;
+	char rule[96];
+	int n;
+
+	*limit = def;
+	*cursor = 0;
+	if ((n = http_query_get(req, "limit", &v)) < 0)
+		return resp_invalid(req, "limit", "must be given at most once");
+	if (n == 1 && valid_uint_param(v, 1, max, limit) < 0) {
+		snprintf(rule, sizeof(rule), "must be an integer from 1 to %" PRId64, max);
+		return resp_invalid(req, "limit", rule);
+	}
+	if ((n = http_query_get(req, "cursor", &v)) < 0)
+		return resp_invalid(req, "cursor", "must be given at most once");
+	if (n == 1 && valid_uint_param(v, 0, INT64_MAX, cursor) < 0)
+		return resp_invalid(req, "cursor", "must be a non-negative integer offset");
+	return 0;
+}
+
+json_object *
+list_envelope(json_object *data, int64_t cursor, int64_t total, enum list_end end)
+{
+	json_object *o = json_object_new_object();
+	int64_t next = cursor + (int64_t)json_object_array_length(data);
+	int more = next < total && json_object_array_length(data) > 0;
+	char buf[24];
+
+	json_object_object_add(o, "data", data);
+	json_object_object_add(o, "hasMore", json_object_new_boolean(more));
+	if (more) {
+		snprintf(buf, sizeof(buf), "%" PRId64, next);
+		json_object_object_add(o, "nextCursor", json_object_new_string(buf));
+	} else
+		json_object_object_add(o, "nextCursor",
+		    end == LIST_END_EMPTY ? json_object_new_string("") : NULL);
+	json_object_object_add(o, "totalCount", json_object_new_int64(total));
+	return o;
+}
+
+int
+platform_scope_or_reply(struct req *req)
+{
+	const char *h = req->platform_header;
+	char lower[UUID_LEN + 1];
+
+	if (h == NULL)
+		return 0;
+	if (!ids_is_uuid4(h))
+		return resp_invalid(req, "X-Platform-Id", "must be a UUIDv4");
+	for (size_t i = 0; i <= UUID_LEN; i++)
+		lower[i] = (char)((h[i] >= 'A' && h[i] <= 'F') ? h[i] - 'A' + 'a' : h[i]);
+	if (strcmp(lower, req->platform_id) != 0) {
+		json_object *d = json_object_new_object();
+
+		json_object_object_add(d, "X-Platform-Id",
+		    json_object_new_string("must be the platform of the credentials"));
+		return resp_error(req, 403, "FORBIDDEN",
+		    "The credentials do not reach that platform.", d);
+	}
+	return 0;
+}
+
+int
+body_valid_or_reply(struct req *req, const struct vfield *fields)
+{
+	json_object *d = json_object_new_object();
+
+	if (valid_object(req->json, fields, "", d) > 0)
+		return resp_error(req, 400, "INVALID_REQUEST",
+		    "The request body is invalid; see details.", d);
+	json_object_put(d);
+	return 0;
+}
+
+json_object *
+json_str_or_null(const char *s)
+{
+	return s != NULL ? json_object_new_string(s) : NULL;
+}
+
+json_object *
+json_prefixed(const char *kind, const char *id)
+{
+	char buf[128];
+
+	snprintf(buf, sizeof(buf), "%s:%s", kind, id);
+	return json_object_new_string(buf);
+}

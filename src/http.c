@@ -1,0 +1,270 @@
+/*
+ * http.c: the parse stage.  nginx hands us REQUEST_METHOD, REQUEST_URI,
+ * CONTENT_TYPE, CONTENT_LENGTH, HTTP_* headers and REQUEST_ID through
+ * FastCGI parameters.  The path is taken from REQUEST_URI (still percent-
+ * encoded) so that the router decodes each segment on its own.
+ */
+#include "config.h"
+
+#include <ctype.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <fcgiapp.h>
+
+#include "xborder/conf.h"
+#include "xborder/http.h"
+#include "xborder/ids.h"
+#include "xborder/resp.h"
+#include "xborder/util.h"
+
+static const char *
+param(struct req *req, const char *name)
+{
+	return req->fcgi != NULL ? FCGX_GetParam(name, req->fcgi->envp) : NULL;
+}
+
+int
+http_parse(struct req *req)
+{
+	const char *uri = param(req, "REQUEST_URI"), *q, *rid, *cl;
+	size_t plen, blen = strlen(req->conf->base_path);
+	int64_t n;
+
+	req->method = router_method(param(req, "REQUEST_METHOD"));
+	req->content_type = param(req, "CONTENT_TYPE");
+	req->authorization = param(req, "HTTP_AUTHORIZATION");
+	req->platform_header = param(req, "HTTP_X_PLATFORM_ID");
+	req->idempotency_key = param(req, "HTTP_IDEMPOTENCY_KEY");
+	req->content_length = -1;
+	if ((cl = param(req, "CONTENT_LENGTH")) != NULL && *cl != '\0' &&
+	    parse_i64_digits(cl, &n) == 0)
+		req->content_length = n;
+
+	/* The request id: nginx's $request_id when it is sane, else ours. */
+	rid = param(req, "REQUEST_ID");
+	if (rid != NULL && strlen(rid) > 0 && strlen(rid) < sizeof(req->id) &&
+	    strspn(rid, "0123456789abcdefABCDEF-") == strlen(rid))
+		snprintf(req->id, sizeof(req->id), "%s", rid);
+	else {
+		char u[UUID_LEN + 1];
+
+		ids_uuid4(u);
+		snprintf(req->id, sizeof(req->id), "%s", u);
+	}
+
+	if (uri == NULL || uri[0] != '/')
+		uri = "/";
+	q = strchr(uri, '?');
+	plen = q ? (size_t)(q - uri) : strlen(uri);
+	if (blen > 0) {
+		if (plen < blen || strncmp(uri, req->conf->base_path, blen) != 0 ||
+		    (plen > blen && uri[blen] != '/'))
+			return -1;
+		uri += blen;
+		plen -= blen;
+	}
+	req->path = plen ? xstrndup(uri, plen) : xstrdup("/");
+	if (q != NULL && http_query_parse(q + 1, &req->query, &req->nquery) < 0) {
+		req->query = NULL;
+		req->nquery = 0;
+		/* A malformed query is kept as unparsable: lists answer 400. */
+		return 0;
+	}
+	return 0;
+}
+
+int
+http_query_parse(const char *qs, struct query_param **out, size_t *np)
+{
+	struct query_param *q = NULL;
+	size_t n = 0;
+
+	*out = NULL;
+	*np = 0;
+	while (*qs != '\0') {
+		size_t len = strcspn(qs, "&");
+		const char *eq = memchr(qs, '=', len);
+		char *name, *value;
+
+		if (len == 0) {
+			qs++;
+			continue;
+		}
+		name = router_decode(qs, eq ? (size_t)(eq - qs) : len, 1);
+		value = eq ? router_decode(eq + 1, len - (size_t)(eq - qs) - 1, 1) : xstrdup("");
+		if (name == NULL || value == NULL) {
+			free(name);
+			free(value);
+			http_query_free(q, n);
+			return -1;
+		}
+		q = xrealloc(q, (n + 1) * sizeof(*q));
+		q[n].name = name;
+		q[n++].value = value;
+		qs += len;
+		if (*qs == '&')
+			qs++;
+	}
+	*out = q;
+	*np = n;
+	return 0;
+}
+
+void
+http_query_free(struct query_param *q, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		free(q[i].name);
+		free(q[i].value);
+	}
+	free(q);
+}
+
+int
+http_query_get(const struct req *req, const char *name, const char **value)
+{
+	int found = 0;
+
+	for (size_t i = 0; i < req->nquery; i++)
+		if (strcmp(req->query[i].name, name) == 0) {
+			if (found)
+				return -1;
+			*value = req->query[i].value;
+			found = 1;
+		}
+	return found;
+}
+
+int
+http_is_json_type(const char *ct)
+{
+	size_t n;
+
+	if (ct == NULL)
+		return 0;
+	while (*ct == ' ' || *ct == '\t')
+		ct++;
+	n = strlen("application/json");
+	if (strncasecmp(ct, "application/json", n) != 0)
+		return 0;
+	ct += n;
+	while (*ct == ' ' || *ct == '\t')
+		ct++;
+	return *ct == '\0' || *ct == ';';
+}
+
+/*
+ * json-c's strict mode still takes a few liberties (single-quoted strings,
+ * comments, bare words); a body must be JSON as RFC 8259 writes it, so this
+ * scan rejects any byte outside a string that JSON cannot have there.
+ */
+static int
+json_outside_strings_ok(const char *buf, size_t len)
+{
+	int in_str = 0;
+
+	for (size_t i = 0; i < len; i++) {
+		unsigned char c = (unsigned char)buf[i];
+
+		if (in_str) {
+			if (c == '\\')
+				i++;
+			else if (c == '"')
+				in_str = 0;
+			else if (c < 0x20)
+				return 0;
+			continue;
+		}
+		if (c == '"')
+			in_str = 1;
+		else if (!strchr("{}[],:-+.eE0123456789truefalsn \t\r\n", c) || c == '\0')
+			return 0;
+	}
+	return !in_str;
+}
+
+json_object *
+http_parse_json(const char *buf, size_t len)
+{
+	struct json_tokener *tok;
+	json_object *o;
+
+	if (len == 0 || len > INT32_MAX || !json_outside_strings_ok(buf, len))
+		return NULL;
+	tok = json_tokener_new_ex(64);
+	if (tok == NULL)
+		abort();
+	json_tokener_set_flags(tok, JSON_TOKENER_STRICT | JSON_TOKENER_VALIDATE_UTF8);
+	o = json_tokener_parse_ex(tok, buf, (int)len);
+	if (o != NULL) {
+		size_t end = json_tokener_get_parse_end(tok);
+
+		/* Only white space may follow the value. */
+		for (; end < len; end++)
+			if (!isspace((unsigned char)buf[end])) {
+				json_object_put(o);
+				o = NULL;
+				break;
+			}
+	} else if (json_tokener_get_error(tok) == json_tokener_continue) {
+		o = NULL;	/* truncated */
+	}
+	json_tokener_free(tok);
+	return o;
+}
+
+void
+http_drain(struct req *req)
+{
+	char buf[8192];
+
+	if (req->fcgi == NULL)
+		return;
+	while (FCGX_GetStr(buf, sizeof(buf), req->fcgi->in) > 0)
+		;
+}
+
+int
+http_body_or_reply(struct req *req)
+{
+	size_t cap = 4096;
+	int n;
+
+	if (req->content_length > HTTP_MAX_BODY) {
+		http_drain(req);
+		return resp_error(req, 413, "PAYLOAD_TOO_LARGE",
+		    "The request body is larger than 65536 bytes.", NULL);
+	}
+	req->body = xmalloc(cap + 1);
+	while (req->fcgi != NULL &&
+	    (n = FCGX_GetStr(req->body + req->body_len, (int)(cap - req->body_len),
+	    req->fcgi->in)) > 0) {
+		req->body_len += (size_t)n;
+		if (req->body_len > HTTP_MAX_BODY) {
+			http_drain(req);
+			return resp_error(req, 413, "PAYLOAD_TOO_LARGE",
+			    "The request body is larger than 65536 bytes.", NULL);
+		}
+		if (req->body_len == cap) {
+			cap *= 2;
+			req->body = xrealloc(req->body, cap + 1);
+		}
+	}
+	req->body[req->body_len] = '\0';
+	if (req->body_len == 0 && (req->route->flags & RF_BODY_OPT))
+		return 0;
+	if (req->body_len > 0 || req->content_type != NULL) {
+		if (!http_is_json_type(req->content_type))
+			return resp_error(req, 415, "UNSUPPORTED_MEDIA_TYPE",
+			    "Request bodies must be application/json.", NULL);
+	}
+	if (req->body_len == 0)
+		return resp_invalid(req, "body", "a JSON object is required");
+	if ((req->json = http_parse_json(req->body, req->body_len)) == NULL)
+		return resp_invalid(req, "body", "must be well-formed JSON");
+	if (!json_object_is_type(req->json, json_type_object))
+		return resp_invalid(req, "body", "must be a JSON object");
+	return 0;
+}

@@ -1,0 +1,27 @@
+/*
+ * routes.c: the routing table.  One row per operation: method, path
+ * pattern, handler, the permission it needs and whether it takes a body or
+ * the X-Platform-Id header.  The dispatcher answers 404, 405, 401, 429 and
+ * 403 from this table before any handler runs.
+ */
+#include "config.h"
+
+#include <stddef.h>
+
+#include "xborder/handlers.h"
+
+const struct route_def routes[] = {
+	{ M_GET,	"/healthz", h_health_get, PERM_PUBLIC, 0 },
+	{ M_POST,	"/tokens", h_tokens_create, PERM_MANAGE, RF_BODY },
+	{ M_GET,	"/tokens", h_tokens_list, PERM_VIEW, 0 },
+	{ M_GET,	"/tokens/{tokenId}", h_tokens_get, PERM_VIEW, 0 },
+	{ M_DELETE,	"/tokens/{tokenId}", h_tokens_revoke, PERM_MANAGE, 0 },
+	{ M_GET,	"/config", h_config_get, PERM_VIEW, 0 },
+	{ M_PATCH,	"/config", h_config_patch, PERM_MANAGE, RF_BODY },
+	{ M_GET,	"/sandbox/lightning-execution-profile", h_profile_get, PERM_VIEW,
+	  RF_PLATFORM_HDR },
+	{ M_PATCH,	"/sandbox/lightning-execution-profile", h_profile_patch, PERM_MANAGE,
+	  RF_BODY | RF_PLATFORM_HDR },
+};
+
+const size_t nroutes = sizeof(routes) / sizeof(routes[0]);

@@ -1,0 +1,154 @@
+/*
+ * util.c: allocation wrappers, the logger and small helpers.  Logging goes
+ * to stderr so that systemd's journal (or the dev stack's log file) keeps
+ * it; every line carries the request id so one request can be followed.
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "xborder/util.h"
+
+static enum log_level log_threshold = LOG_LVL_INFO;
+static const char *const level_names[] = { "error", "warn", "info", "debug" };
+
+static void
+oom(void)
+{
+	static const char msg[] = "xborder: out of memory\n";
+
+	(void)!write(STDERR_FILENO, msg, sizeof(msg) - 1);
+	abort();
+}
+
+void *
+xmalloc(size_t n)
+{
+	void *p = malloc(n ? n : 1);
+
+	if (p == NULL)
+		oom();
+	return p;
+}
+
+void *
+xcalloc(size_t n, size_t size)
+{
+	void *p = calloc(n ? n : 1, size ? size : 1);
+
+	if (p == NULL)
+		oom();
+	return p;
+}
+
+void *
+xrealloc(void *p, size_t n)
+{
+	void *q = realloc(p, n ? n : 1);
+
+	if (q == NULL)
+		oom();
+	return q;
+}
+
+char *
+xstrdup(const char *s)
+{
+	return xstrndup(s, strlen(s));
+}
+
+char *
+xstrndup(const char *s, size_t n)
+{
+	char *p = xmalloc(n + 1);
+
+	memcpy(p, s, n);
+	p[n] = '\0';
+	return p;
+}
+
+void
+log_set_level(enum log_level lvl)
+{
+	log_threshold = lvl;
+}
+
+int
+log_parse_level(const char *s, enum log_level *out)
+{
+	for (size_t i = 0; i < sizeof(level_names) / sizeof(level_names[0]); i++)
+		if (strcmp(s, level_names[i]) == 0) {
+			*out = (enum log_level)i;
+			return 0;
+		}
+	return -1;
+}
+
+void
+log_msg(enum log_level lvl, const char *reqid, const char *fmt, ...)
+{
+	char line[2048];
+	int n;
+	va_list ap;
+
+	if (lvl > log_threshold)
+		return;
+	n = snprintf(line, sizeof(line), "%s [%d] %s: ", level_names[lvl],
+	    (int)getpid(), reqid ? reqid : "-");
+	if (n < 0 || (size_t)n >= sizeof(line))
+		return;
+	va_start(ap, fmt);
+	vsnprintf(line + n, sizeof(line) - (size_t)n, fmt, ap);
+	va_end(ap);
+	/* One write per line keeps lines of concurrent workers whole. */
+	n = (int)strlen(line);
+	if ((size_t)n < sizeof(line) - 1)
+		line[n++] = '\n';
+	else
+		line[n - 1] = '\n';
+	(void)!write(STDERR_FILENO, line, (size_t)n);
+}
+
+int64_t
+now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+int
+ct_equal(const void *a, const void *b, size_t n)
+{
+	const unsigned char *x = a, *y = b;
+	unsigned char d = 0;
+
+	for (size_t i = 0; i < n; i++)
+		d |= x[i] ^ y[i];
+	return d == 0;
+}
+
+int
+parse_i64_digits(const char *s, int64_t *out)
+{
+	int64_t v = 0;
+
+	if (s == NULL || *s == '\0')
+		return -1;
+	for (; *s; s++) {
+		if (*s < '0' || *s > '9')
+			return -1;
+		if (v > (INT64_MAX - (*s - '0')) / 10)
+			return -1;
+		v = v * 10 + (*s - '0');
+	}
+	*out = v;
+	return 0;
+}

@@ -1,0 +1,90 @@
+/* Unit tests of the configuration parser. */
+#include <criterion/criterion.h>
+#include <string.h>
+
+#include "xborder/conf.h"
+
+static struct conf c;
+
+static void setup(void) { conf_defaults(&c); }
+static void teardown(void) { conf_free(&c); }
+
+TestSuite(conf, .init = setup, .fini = teardown);
+
+Test(conf, defaults)
+{
+	cr_assert_eq(c.workers, 4);
+	cr_assert_eq(c.argon2_t, 2);
+	cr_assert_eq(c.argon2_m, 19456);
+	cr_assert_eq(c.argon2_p, 1);
+	cr_assert_str_eq(c.base_path, "");
+	cr_assert_str_eq(c.db_socket, "");
+	cr_assert_eq(c.review_window, 604800);
+	cr_assert_eq(c.webhook_allow_private, 0);
+}
+
+Test(conf, parses_every_kind)
+{
+	char err[256] = "";
+	const char *text =
+	    "# comment\n"
+	    "\n"
+	    "db_socket = /tmp/my.sock\n"
+	    "  workers=8  \n"
+	    "max_requests = 0\n"
+	    "socket_mode = 0666\n"
+	    "base_path = /api/v1\n"
+	    "log_level = debug\n"
+	    "webhook_allow_private = yes\n"
+	    "db_password = \" spaced \"\n"
+	    "review_window = 60\n";
+
+	cr_assert_eq(conf_parse(&c, text, err, sizeof(err)), 0, "%s", err);
+	cr_assert_str_eq(c.db_socket, "/tmp/my.sock");
+	cr_assert_eq(c.workers, 8);
+	cr_assert_eq(c.max_requests, 0);
+	cr_assert_eq(c.socket_mode, 0666);
+	cr_assert_str_eq(c.base_path, "/api/v1");
+	cr_assert_eq(c.log_level, LOG_LVL_DEBUG);
+	cr_assert_eq(c.webhook_allow_private, 1);
+	cr_assert_str_eq(c.db_password, " spaced ");
+	cr_assert_eq(c.review_window, 60);
+}
+
+Test(conf, errors_name_the_line)
+{
+	struct { const char *text; const char *err; } cases[] = {
+		{ "workers = 4\nbogus = 1\n", "2: bogus: unknown key" },
+		{ "workers = 0\n", "1: workers: out of range or not a number" },
+		{ "workers = 257\n", "1: workers: out of range or not a number" },
+		{ "\n\nworkers = -1\n", "3: workers: out of range or not a number" },
+		{ "workers = 4x\n", "1: workers: out of range or not a number" },
+		{ "workers\n", "1: expected key = value" },
+		{ "socket_mode = 0999\n", "1: socket_mode: must be an octal mode such as 0660" },
+		{ "webhook_allow_private = true\n", "1: webhook_allow_private: must be yes or no" },
+		{ "log_level = loud\n", "1: log_level: must be error, warn, info or debug" },
+		{ "base_path = api\n", "1: base_path: must be empty or /path without a trailing slash" },
+		{ "base_path = /api/\n", "1: base_path: must be empty or /path without a trailing slash" },
+		{ "argon2_m = 10\n", "1: argon2_m: out of range or not a number" },
+		{ "db_name =\n", "1: db_name: value must not be empty" },
+	};
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		char err[256] = "";
+
+		cr_assert_eq(conf_parse(&c, cases[i].text, err, sizeof(err)), -1, "case %zu", i);
+		cr_assert_str_eq(err, cases[i].err, "case %zu", i);
+	}
+}
+
+Test(conf, load_missing_file)
+{
+	struct conf d;
+	char err[256];
+
+	conf_free(&c);
+	cr_assert_eq(conf_load(&d, "/nonexistent/xborder.conf", err, sizeof(err)), -1);
+	cr_assert(strstr(err, "/nonexistent/xborder.conf") != NULL);
+	conf_free(&d);
+	conf_defaults(&c);
+}

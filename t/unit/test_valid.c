@@ -1,0 +1,168 @@
+/* Unit tests of the field-table validator and the pure checks. */
+#include <criterion/criterion.h>
+#include <string.h>
+
+#include "xborder/http.h"
+#include "xborder/valid.h"
+
+static const char *const colours[] = { "red", "green", NULL };
+
+static const struct vfield inner[] = {
+	{ "flag", VK_BOOL, VF_REQUIRED, 0, 0, NULL, NULL, NULL },
+	{ NULL, 0, 0, 0, 0, NULL, NULL, NULL }
+};
+
+static const struct vfield fields[] = {
+	{ "name", VK_STRING, VF_REQUIRED, 1, 5, NULL, NULL, NULL },
+	{ "n", VK_INT, 0, 0, 10, NULL, NULL, NULL },
+	{ "colour", VK_ENUM, 0, 0, 0, colours, NULL, NULL },
+	{ "colours", VK_ENUM_ARRAY, 0, 1, 0, colours, NULL, NULL },
+	{ "obj", VK_OBJECT, 0, 0, 0, NULL, NULL, inner },
+	{ "list", VK_OBJECT_ARRAY, 0, 0, 2, NULL, NULL, inner },
+	{ "url", VK_STRING, VF_NULLABLE, 1, 2048, NULL, valid_http_url, NULL },
+	{ NULL, 0, 0, 0, 0, NULL, NULL, NULL }
+};
+
+/* Validates text; returns the details (caller puts) and the count. */
+static json_object *
+run(const char *text, int *bad)
+{
+	json_object *o = http_parse_json(text, strlen(text)), *d = json_object_new_object();
+
+	cr_assert_not_null(o, "test JSON must parse: %s", text);
+	*bad = valid_object(o, fields, "", d);
+	json_object_put(o);
+	return d;
+}
+
+static const char *
+detail(json_object *d, const char *key)
+{
+	json_object *v;
+
+	return json_object_object_get_ex(d, key, &v) ? json_object_get_string(v) : NULL;
+}
+
+Test(valid, accepts_good_body)
+{
+	int bad;
+	json_object *d = run("{\"name\":\"héllo\",\"n\":10,\"colour\":\"red\","
+	    "\"colours\":[\"red\",\"red\"],\"obj\":{\"flag\":true},"
+	    "\"list\":[{\"flag\":false}],\"url\":null}", &bad);
+
+	cr_assert_eq(bad, 0, "%s", json_object_to_json_string(d));
+	json_object_put(d);
+}
+
+Test(valid, names_each_offending_field)
+{
+	int bad;
+	json_object *d = run("{\"n\":11,\"colour\":\"blue\",\"extra\":1,"
+	    "\"colours\":[],\"obj\":{},\"list\":[{\"flag\":1},5],\"url\":\"ftp://x\"}", &bad);
+
+	cr_assert_eq(bad, 9, "%s", json_object_to_json_string(d));
+	cr_assert_str_eq(detail(d, "name"), "is required");
+	cr_assert_str_eq(detail(d, "n"), "must be an integer from 0 to 10");
+	cr_assert_str_eq(detail(d, "colour"), "must be one of: red, green");
+	cr_assert_str_eq(detail(d, "extra"), "is not an allowed property");
+	cr_assert_str_eq(detail(d, "colours"), "must have at least 1 item");
+	cr_assert_str_eq(detail(d, "obj.flag"), "is required");
+	cr_assert_str_eq(detail(d, "list[0].flag"), "must be a boolean");
+	cr_assert_str_eq(detail(d, "list[1]"), "must be an object");
+	cr_assert_str_eq(detail(d, "url"), "must be an absolute http or https URL");
+	json_object_put(d);
+}
+
+Test(valid, types_are_strict)
+{
+	int bad;
+	json_object *d;
+
+	d = run("{\"name\":5,\"n\":1.5}", &bad);
+	cr_assert_eq(bad, 2);
+	cr_assert_str_eq(detail(d, "name"), "must be a string");
+	cr_assert_str_eq(detail(d, "n"), "must be an integer from 0 to 10");
+	json_object_put(d);
+	d = run("{\"name\":null,\"n\":\"3\"}", &bad);
+	cr_assert_eq(bad, 2);
+	cr_assert_str_eq(detail(d, "name"), "must not be null");
+	json_object_put(d);
+	d = run("{\"name\":\"abc\",\"n\":true}", &bad);
+	cr_assert_eq(bad, 1);
+	json_object_put(d);
+}
+
+Test(valid, length_counts_characters)
+{
+	int bad;
+	json_object *d;
+
+	d = run("{\"name\":\"ééééé\"}", &bad);
+	cr_assert_eq(bad, 0, "five two-byte characters fit in 5");
+	json_object_put(d);
+	d = run("{\"name\":\"abcdef\"}", &bad);
+	cr_assert_eq(bad, 1);
+	cr_assert_str_eq(detail(d, "name"), "must be 1 to 5 characters");
+	json_object_put(d);
+	d = run("{\"name\":\"\"}", &bad);
+	cr_assert_eq(bad, 1);
+	json_object_put(d);
+	d = run("{\"name\":\"a\\u0000b\"}", &bad);
+	cr_assert_eq(bad, 1, "NUL inside a string");
+	json_object_put(d);
+}
+
+Test(valid, enum_array_items)
+{
+	int bad;
+	json_object *d = run("{\"name\":\"a\",\"colours\":[\"red\",\"blue\"]}", &bad);
+
+	cr_assert_eq(bad, 1);
+	cr_assert_str_eq(detail(d, "colours"), "items must be one of: red, green");
+	json_object_put(d);
+}
+
+Test(valid, uint_param)
+{
+	int64_t v;
+
+	cr_assert_eq(valid_uint_param("0", 0, 100, &v), 0);
+	cr_assert_eq(v, 0);
+	cr_assert_eq(valid_uint_param("100", 1, 100, &v), 0);
+	cr_assert_eq(valid_uint_param("101", 1, 100, &v), -1);
+	cr_assert_eq(valid_uint_param("0", 1, 100, &v), -1);
+	cr_assert_eq(valid_uint_param("", 0, 100, &v), -1);
+	cr_assert_eq(valid_uint_param("-1", 0, 100, &v), -1);
+	cr_assert_eq(valid_uint_param("+1", 0, 100, &v), -1);
+	cr_assert_eq(valid_uint_param("1.0", 0, 100, &v), -1);
+	cr_assert_eq(valid_uint_param(" 1", 0, 100, &v), -1);
+	cr_assert_eq(valid_uint_param("99999999999999999999", 0, INT64_MAX, &v), -1);
+	cr_assert_eq(valid_uint_param("9223372036854775807", 0, INT64_MAX, &v), 0);
+	cr_assert_eq(valid_uint_param("9223372036854775808", 0, INT64_MAX, &v), -1);
+}
+
+Test(valid, http_url)
+{
+	const char *good[] = { "https://example.com", "http://example.com/hook?x=1",
+	    "https://127.0.0.1:8080/a", "https://[::1]:9000/x", "HTTPS://EXAMPLE.COM" };
+	const char *bad[] = { "ftp://example.com", "example.com", "/relative", "https://",
+	    "https://user:pw@example.com/", "https://exa mple.com", "https://x:0/",
+	    "https://x:65536/", "https://x:/", "http:///path", "https://ex\x01.com" };
+
+	for (size_t i = 0; i < sizeof(good) / sizeof(good[0]); i++)
+		cr_assert_null(valid_http_url(good[i]), "%s", good[i]);
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
+		cr_assert_not_null(valid_http_url(bad[i]), "%s", bad[i]);
+}
+
+Test(valid, domain)
+{
+	cr_assert_null(valid_domain("sandbox.xborder.test"));
+	cr_assert_null(valid_domain("a-b.example"));
+	cr_assert_not_null(valid_domain(""));
+	cr_assert_not_null(valid_domain("-a.example"));
+	cr_assert_not_null(valid_domain("a-.example"));
+	cr_assert_not_null(valid_domain("a..b"));
+	cr_assert_not_null(valid_domain("a_b.example"));
+	cr_assert_not_null(valid_domain("a.example."));
+}
