@@ -54,7 +54,7 @@ db_open(const struct conf *c, char *err, size_t errlen)
 	mysql_optionsv(db->my, MYSQL_OPT_RECONNECT, &off);
 	mysql_optionsv(db->my, MYSQL_SET_CHARSET_NAME, "utf8mb4");
 	mysql_optionsv(db->my, MYSQL_INIT_COMMAND,
-	    "SET time_zone = '+00:00', SESSION TRANSACTION ISOLATION LEVEL READ COMMITTED,"
+	    "SET time_zone = '+00:00', tx_isolation = 'READ-COMMITTED',"
 	    " innodb_lock_wait_timeout = 10, sql_mode = 'STRICT_ALL_TABLES,NO_ZERO_DATE'");
 	if (mysql_real_connect(db->my, c->db_socket[0] ? NULL : c->db_host,
 	    c->db_user, c->db_password, c->db_name,
