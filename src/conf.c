@@ -18,7 +18,7 @@
 #define XB_SCHEMA_DIR "/usr/local/share/xborder/schema"
 #endif
 
-enum ctype { C_STR, C_STR_OPT, C_UINT, C_U64, C_U32, C_OCTAL, C_BOOL, C_LEVEL, C_BASE, C_I64 };
+enum ctype { C_HEXKEY, C_STR, C_STR_OPT, C_UINT, C_U64, C_U32, C_OCTAL, C_BOOL, C_LEVEL, C_BASE, C_I64 };
 
 struct ckey {
 	const char	*name;
@@ -48,6 +48,7 @@ static const struct ckey keys[] = {
 	{ "webhook_allow_private", C_BOOL, OFF(webhook_allow_private), 0, 0 },
 	{ "review_window",	C_I64, OFF(review_window), 1, UINT64_C(315360000) },
 	{ "schema_dir",		C_STR, OFF(schema_dir), 0, 0 },
+	{ "fingerprint_key",	C_HEXKEY, OFF(fingerprint_key), 0, 0 },
 };
 
 void
@@ -134,6 +135,16 @@ apply(struct conf *c, const char *key, const char *val)
 	if (k == NULL)
 		return "unknown key";
 	switch (k->type) {
+	case C_HEXKEY:
+		if (strlen(val) != 64 || strspn(val, "0123456789abcdefABCDEF") != 64)
+			return "must be 64 hexadecimal characters (32 bytes)";
+		for (size_t i = 0; i < 32; i++) {
+			char pair[3] = { val[2 * i], val[2 * i + 1], '\0' };
+
+			c->fingerprint_key[i] = (unsigned char)strtoul(pair, NULL, 16);
+		}
+		c->has_fingerprint_key = 1;
+		return NULL;
 	case C_STR:
 		if (*val == '\0')
 			return "value must not be empty";

@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "xborder/db.h"
+#include "xborder/db_accounts.h"
 #include "xborder/db_platforms.h"
 #include "xborder/db_tokens.h"
 #include "xborder/ids.h"
@@ -51,9 +52,21 @@ create_tx(struct db *db, void *arg)
 	struct db_val cf[] = { DBS(c->config_id), DBS(c->id), DBS(c->uma), DBS(c->ppv) };
 	struct db_val pr[] = { DBS(c->id), DBI(PROFILE_DEFAULT_SPREAD_BPS),
 	    DBI(PROFILE_DEFAULT_LOCK_SECONDS) };
+	static const char taken[] =
+	    "SELECT COUNT(*) FROM platform_configs WHERE ppv_domain IN (?, ?)"
+	    " OR uma_domain IN (?, ?)";
+	struct db_val d[] = { DBS(c->ppv), DBS(c->uma), DBS(c->ppv), DBS(c->uma) };
+	struct db_rows r;
 	struct token t;
 	int rc;
 
+	/* A domain names one platform, whichever of its two roles it plays. */
+	if ((rc = db_query(db, taken, d, NARGS(d), &r)) != DB_OK)
+		return rc;
+	rc = db_cell_i64(&r, 0, 0) > 0 ? DB_DUPLICATE : DB_OK;
+	db_rows_free(&r);
+	if (rc != DB_OK)
+		return rc;
 	if ((rc = db_exec(db, ins_platform, p, NARGS(p), NULL)) != DB_OK ||
 	    (rc = db_exec(db, ins_config, cf, NARGS(cf), NULL)) != DB_OK ||
 	    (rc = db_exec(db, ins_profile, pr, NARGS(pr), NULL)) != DB_OK)
@@ -205,6 +218,9 @@ update_tx(struct db *db, void *arg)
 			    DBI(c->incoming), DBS(c->types_json), DBS(c->fields_json) };
 
 			if ((rc = db_exec(db, insert_currency, v, NARGS(v), NULL)) != DB_OK)
+				return rc;
+			/* Existing customers get an account in a new currency. */
+			if ((rc = db_internal_ensure_currency(db, u->platform, c->code)) != DB_OK)
 				return rc;
 		}
 	}

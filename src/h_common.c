@@ -8,9 +8,12 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "xborder/db.h"
+#include "xborder/db_platforms.h"
 #include "xborder/handlers.h"
 #include "xborder/http.h"
 #include "xborder/ids.h"
+#include "xborder/money.h"
 #include "xborder/req.h"
 #include "xborder/resp.h"
 #include "xborder/valid.h"
@@ -106,4 +109,102 @@ json_prefixed(const char *kind, const char *id)
 
 	snprintf(buf, sizeof(buf), "%s:%s", kind, id);
 	return json_object_new_string(buf);
+}
+
+int
+list_filters_or_reply(struct req *req, const struct list_filter *f,
+    const char **vals, char (*ids)[37])
+{
+	char rule[256];
+
+	for (size_t i = 0; f[i].name != NULL; i++) {
+		const char *v = NULL;
+		int n = http_query_get(req, f[i].name, &v);
+
+		vals[i] = NULL;
+		if (n < 0)
+			return resp_invalid(req, f[i].name, "must be given at most once");
+		if (n == 0)
+			continue;
+		switch (f[i].kind) {
+		case LF_STRING:
+			break;
+		case LF_ENUM: {
+			size_t k, len = (size_t)snprintf(rule, sizeof(rule), "must be one of: ");
+
+			for (k = 0; f[i].values[k] != NULL; k++)
+				if (strcmp(f[i].values[k], v) == 0)
+					break;
+			if (f[i].values[k] != NULL)
+				break;
+			for (k = 0; f[i].values[k] != NULL && len < sizeof(rule); k++)
+				len += (size_t)snprintf(rule + len, sizeof(rule) - len, "%s%s",
+				    k ? ", " : "", f[i].values[k]);
+			return resp_invalid(req, f[i].name, rule);
+		}
+		case LF_CURRENCY:
+			if (!money_code_form(v))
+				return resp_invalid(req, f[i].name,
+				    "must be 3 uppercase letters (ISO 4217)");
+			break;
+		case LF_ID:
+			if (ids_parse(v, f[i].id_kind, 0, ids[i]) < 0) {
+				snprintf(rule, sizeof(rule), "must be %s:<uuid>", f[i].id_kind);
+				return resp_invalid(req, f[i].name, rule);
+			}
+			v = ids[i];
+			break;
+		}
+		vals[i] = v;
+	}
+	return 0;
+}
+
+json_object *
+json_money(const char *currency, int64_t amount)
+{
+	json_object *o = json_object_new_object();
+	char buf[24];
+
+	snprintf(buf, sizeof(buf), "%" PRId64, amount);
+	json_object_object_add(o, "currencyCode", json_object_new_string(currency));
+	json_object_object_add(o, "amountMinor", json_object_new_string(buf));
+	return o;
+}
+
+int
+currency_enabled_or_reply(struct req *req, struct db *db, const char *platform,
+    const char *currency, const char *direction, int64_t *cfg_min, int64_t *cfg_max)
+{
+	struct platform_config c;
+	int rc = db_config_get(db, platform, &c), found = 0;
+
+	if (rc != DB_OK)
+		return req_db_fail(req, rc == DB_NOT_FOUND ? DB_ERR : rc);
+	for (size_t i = 0; i < c.ncur; i++) {
+		const struct currency_cfg *e = &c.cur[i];
+
+		if (strcmp(e->code, currency) != 0)
+			continue;
+		if (direction == NULL || (strcmp(direction, "OUTGOING") == 0 && e->outgoing) ||
+		    (strcmp(direction, "INCOMING") == 0 && e->incoming)) {
+			found = 1;
+			if (cfg_min != NULL)
+				*cfg_min = e->min_amount;
+			if (cfg_max != NULL)
+				*cfg_max = e->max_amount;
+		}
+	}
+	platform_config_free(&c);
+	if (!found) {
+		json_object *d = json_object_new_object();
+		char rule[128];
+
+		snprintf(rule, sizeof(rule), "%s is not enabled%s%s on this platform", currency,
+		    direction ? " for " : "", direction ? direction : "");
+		json_object_object_add(d, "currency", json_object_new_string(rule));
+		return resp_error(req, 400, "CURRENCY_NOT_ENABLED",
+		    "The currency is not enabled for this operation.", d);
+	}
+	return 0;
 }

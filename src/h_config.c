@@ -26,16 +26,6 @@
 static const char *const tx_types[] = { "OUTGOING", "INCOMING", NULL };
 static const char *const profiles[] = { "FULL_NAME", "BIRTH_DATE", "NATIONALITY", NULL };
 
-static const char *
-check_currency(const char *s)
-{
-	if (!money_code_form(s))
-		return "must be 3 uppercase letters (ISO 4217)";
-	if (money_currency(s) == NULL)
-		return "is not a currency this service supports";
-	return NULL;
-}
-
 static const struct vfield counterparty_fields[] = {
 	{ "profile", VK_ENUM, VF_REQUIRED, 0, 0, profiles, NULL, NULL },
 	{ "mandatory", VK_BOOL, VF_REQUIRED, 0, 0, NULL, NULL, NULL },
@@ -43,7 +33,7 @@ static const struct vfield counterparty_fields[] = {
 };
 
 static const struct vfield currency_fields[] = {
-	{ "currencyCode", VK_STRING, VF_REQUIRED, 3, 3, NULL, check_currency, NULL },
+	{ "currencyCode", VK_STRING, VF_REQUIRED, 3, 3, NULL, valid_currency, NULL },
 	{ "minAmount", VK_INT, VF_REQUIRED, 0, MAX_AMOUNT, NULL, NULL, NULL },
 	{ "maxAmount", VK_INT, VF_REQUIRED, 0, MAX_AMOUNT, NULL, NULL, NULL },
 	{ "enabledTransactionTypes", VK_ENUM_ARRAY, VF_REQUIRED, 0, 0, tx_types, NULL, NULL },

@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "xborder/money.h"
 #include "xborder/util.h"
 #include "xborder/valid.h"
 
@@ -342,4 +343,55 @@ valid_domain(const char *s)
 			return "must be a domain name";
 	}
 	return s[n - 1] == '-' ? "must be a domain name" : NULL;
+}
+
+const char *
+valid_ppv_name(const char *s)
+{
+	size_t n = strlen(s);
+
+	if (n < 1 || n > 64 || !(islower((unsigned char)s[0]) || isdigit((unsigned char)s[0])))
+		return "must match ^[a-z0-9][a-z0-9._-]{0,63}$";
+	for (size_t i = 1; i < n; i++)
+		if (!(s[i] >= 'a' && s[i] <= 'z') && !(s[i] >= '0' && s[i] <= '9') &&
+		    s[i] != '.' && s[i] != '_' && s[i] != '-')
+			return "must match ^[a-z0-9][a-z0-9._-]{0,63}$";
+	return NULL;
+}
+
+/* 1 when s is min..max ASCII letters and digits. */
+static int
+alnum_run(const char *s, size_t min, size_t max)
+{
+	size_t n = strlen(s);
+
+	if (n < min || n > max)
+		return 0;
+	for (size_t i = 0; i < n; i++)
+		if (!((s[i] >= '0' && s[i] <= '9') || (s[i] >= 'a' && s[i] <= 'z') ||
+		    (s[i] >= 'A' && s[i] <= 'Z')))
+			return 0;
+	return 1;
+}
+
+const char *
+valid_account_number(const char *s)
+{
+	return alnum_run(s, 4, 34) ? NULL : "must match ^[0-9A-Za-z]{4,34}$";
+}
+
+const char *
+valid_routing_number(const char *s)
+{
+	return alnum_run(s, 4, 11) ? NULL : "must match ^[0-9A-Za-z]{4,11}$";
+}
+
+const char *
+valid_currency(const char *s)
+{
+	if (!money_code_form(s))
+		return "must be 3 uppercase letters (ISO 4217)";
+	if (money_currency(s) == NULL)
+		return "is not a currency this service supports";
+	return NULL;
 }

@@ -28,6 +28,8 @@ struct conf {
 	int		 webhook_allow_private;
 	int64_t		 review_window;	/* seconds */
 	char		*schema_dir;
+	unsigned char	 fingerprint_key[32];	/* keyed hash of account numbers */
+	int		 has_fingerprint_key;
 };
 
 /* Fills c with the built-in defaults (caller frees with conf_free). */

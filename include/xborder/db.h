@@ -17,6 +17,9 @@ struct db;
 enum db_rc {
 	DB_OK = 0,
 	DB_NOT_FOUND = 1,	/* the row does not exist (not a failure) */
+	DB_INSUFFICIENT = 2,	/* a posting would take a balance below zero */
+	DB_GONE = 3,		/* the row exists but is soft-deleted */
+	DB_CONFLICT = 4,	/* a business rule of the store refused the change */
 	DB_ERR = -1,		/* any other database error: answer 500 */
 	DB_UNAVAILABLE = -2,	/* the server cannot be reached: answer 503 */
 	DB_RETRY = -3,		/* deadlock or lock wait timeout: retry */

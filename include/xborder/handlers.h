@@ -33,6 +33,25 @@ int h_config_patch(struct req *req);
 int h_profile_get(struct req *req);
 int h_profile_patch(struct req *req);
 
+int h_customers_create(struct req *req);
+int h_customers_list(struct req *req);
+int h_customers_get(struct req *req);
+int h_customers_patch(struct req *req);
+int h_customers_delete(struct req *req);
+int h_customers_ppv(struct req *req);
+
+int h_external_create(struct req *req);
+int h_external_list(struct req *req);
+int h_external_get(struct req *req);
+int h_external_delete(struct req *req);
+
+int h_internal_customer_list(struct req *req);
+int h_internal_platform_list(struct req *req);
+int h_internal_fund(struct req *req);
+
+int h_receiver_external(struct req *req);
+int h_receiver_ppv(struct req *req);
+
 /* Shared helpers (h_common.c). */
 
 /* Where a list ends: nextCursor is null, or "" for external accounts. */
@@ -65,6 +84,64 @@ int platform_scope_or_reply(struct req *req);
  */
 struct vfield;
 int body_valid_or_reply(struct req *req, const struct vfield *fields);
+
+/* Kinds of list filters. */
+enum lf_kind {
+	LF_STRING,	/* any value */
+	LF_ENUM,	/* one of values */
+	LF_CURRENCY,	/* ^[A-Z]{3}$ */
+	LF_ID		/* "<id_kind>:<uuid>", handed on as the raw uuid */
+};
+
+struct list_filter {
+	const char		*name;
+	enum lf_kind		 kind;
+	const char *const	*values;	/* LF_ENUM */
+	const char		*id_kind;	/* LF_ID */
+};
+
+/*
+ * Reads the filters of a list (table ends with name NULL).  vals[i] is
+ * NULL when filter i is absent, else its value (for LF_ID the raw uuid,
+ * kept in ids[i]).  Answers 400 naming the parameter and returns -1 for a
+ * repeated or malformed filter.
+ */
+int list_filters_or_reply(struct req *req, const struct list_filter *f,
+    const char **vals, char (*ids)[37]);
+
+/* A MoneyAmount object: {currencyCode, amountMinor (decimal string)}. */
+json_object *json_money(const char *currency, int64_t amount);
+
+/* Parses "Customer:<uuid>" into id; answers 400 naming field otherwise. */
+int customer_id_or_reply(struct req *req, const char *value, const char *field,
+    char id[37]);
+
+/* The Customer resource (h_customers.c). */
+struct customer;
+json_object *json_customer(const struct customer *c);
+
+/* The InternalAccount resource (h_internal.c). */
+struct internal_account;
+json_object *json_internal_account(const struct internal_account *a);
+
+/* The ExternalAccount resource (h_external.c). */
+struct external_account;
+json_object *json_external_account(const struct external_account *a);
+
+/*
+ * Answers 400 CURRENCY_NOT_ENABLED unless platform supports currency (with
+ * direction "OUTGOING", "INCOMING" or NULL for either).  Reads the config;
+ * cfg_min and cfg_max (may be NULL) receive the entry's amount range.
+ */
+struct db;
+int currency_enabled_or_reply(struct req *req, struct db *db, const char *platform,
+    const char *currency, const char *direction, int64_t *cfg_min, int64_t *cfg_max);
+
+/*
+ * Splits a PPV address ("name@domain", "$name@domain") into a valid PPV
+ * name and a lowercased domain.  Returns 0 or -1.
+ */
+int ppv_parse(const char *address, char name[65], char domain[254]);
 
 /* A string or JSON null when s is NULL. */
 json_object *json_str_or_null(const char *s);

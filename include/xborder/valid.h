@@ -64,4 +64,16 @@ const char *valid_http_url(const char *s);
 /* Checks a DNS name (labels of letters, digits, hyphens).  NULL or the rule. */
 const char *valid_domain(const char *s);
 
+/* A PPV name: ^[a-z0-9][a-z0-9._-]{0,63}$.  NULL or the rule. */
+const char *valid_ppv_name(const char *s);
+
+/* An account number: ^[0-9A-Za-z]{4,34}$.  NULL or the rule. */
+const char *valid_account_number(const char *s);
+
+/* A routing number: ^[0-9A-Za-z]{4,11}$.  NULL or the rule. */
+const char *valid_routing_number(const char *s);
+
+/* An ISO 4217 code the service knows.  NULL or the rule. */
+const char *valid_currency(const char *s);
+
 #endif

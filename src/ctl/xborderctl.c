@@ -117,7 +117,7 @@ cmd_platform_create(struct db *db, const struct conf *conf, int argc, char **arg
 	rc = db_platform_create(db, name, ppv, uma, token, hash, platform);
 	free(hash);
 	if (rc == DB_DUPLICATE)
-		die("a platform with ppv domain %s exists already", ppv);
+		die("domain %s or %s is already used by another platform", ppv, uma);
 	if (rc != DB_OK)
 		die("platform-create: %s", db_error(db));
 	o = json_object_new_object();

@@ -283,6 +283,12 @@ main(int argc, char *argv[])
 		fprintf(stderr, "xborder-fcgi: %s\n", err);
 		return 1;
 	}
+	if (!conf.has_fingerprint_key) {
+		fprintf(stderr, "xborder-fcgi: %s: fingerprint_key must be set "
+		    "(64 hexadecimal characters, e.g. from `openssl rand -hex 32`)\n", path);
+		conf_free(&conf);
+		return 1;
+	}
 	if (test_only) {
 		printf("%s: configuration ok\n", path);
 		conf_free(&conf);

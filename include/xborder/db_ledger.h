@@ -1,0 +1,55 @@
+/*
+ * db_ledger.h: applying postings to balances, system accounts, and the
+ * whole-database ledger check.
+ */
+#ifndef XBORDER_DB_LEDGER_H
+#define XBORDER_DB_LEDGER_H
+
+#include <stdint.h>
+
+#include "xborder/ledger.h"
+
+struct db;
+
+/* Kinds of internal accounts. */
+#define ACCT_CUSTOMER	"CUSTOMER"
+#define ACCT_PLATFORM	"PLATFORM"	/* platform-owned (fee revenue) */
+#define ACCT_SANDBOX	"SANDBOX"	/* the test environment's outside world */
+#define ACCT_IN_TRANSIT	"IN_TRANSIT"	/* money on its way to a bank */
+
+/* Which balance fell short, for INSUFFICIENT_FUNDS details. */
+struct ledger_short {
+	char	 account_id[37];
+	char	 currency[4];
+	int64_t	 available;
+	int64_t	 requested;
+};
+
+/*
+ * Applies a balanced posting set inside the caller's transaction: locks
+ * every account row (FOR UPDATE, in ledger_lock_order), checks currencies
+ * and that no balance but a SANDBOX one goes below zero, updates the
+ * balances and writes one ledger entry per posting.  Returns DB_OK,
+ * DB_INSUFFICIENT (with *shortfall filled), DB_CONFLICT for an unbalanced
+ * set or a currency mismatch, or a failure.
+ */
+int db_ledger_apply(struct db *db, const char *memo, const struct posting_set *s,
+    struct ledger_short *shortfall);
+
+/*
+ * The id of platform's system account of kind in currency, created when
+ * first needed.  Returns DB_OK or a failure.
+ */
+int db_account_system(struct db *db, const char *platform, const char *kind,
+    const char *currency, char id[37]);
+
+/*
+ * Verifies the whole ledger: every currency's entries sum to zero, every
+ * account's balance equals the sum of its entries and no non-SANDBOX
+ * balance is negative.  Calls report() once per problem found; returns the
+ * number of problems (>= 0) or a failure (< 0).
+ */
+int db_ledger_check(struct db *db, void (*report)(const char *what, const char *id,
+    const char *detail));
+
+#endif

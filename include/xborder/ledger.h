@@ -1,0 +1,61 @@
+/*
+ * ledger.h: double-entry postings.  A balance change is a set of postings
+ * (account, currency, signed amount in minor units) that sums to zero per
+ * currency.  This module is pure: it checks and orders postings; the store
+ * (db_ledger.c) applies them under row locks.
+ */
+#ifndef XBORDER_LEDGER_H
+#define XBORDER_LEDGER_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#define LEDGER_MAX_POSTINGS 8
+
+struct posting {
+	char	 account_id[37];
+	char	 currency[4];
+	int64_t	 amount;	/* credit > 0, debit < 0; never 0 */
+};
+
+struct posting_set {
+	struct posting	p[LEDGER_MAX_POSTINGS];
+	size_t		n;
+};
+
+/*
+ * Appends a posting.  Returns 0, or -1 when the set is full, the amount is
+ * 0 or INT64_MIN, or the id or currency is malformed.
+ */
+int ledger_add(struct posting_set *s, const char *account_id, const char *currency,
+    int64_t amount);
+
+/*
+ * Appends the two postings of a transfer of amount (> 0) from one account
+ * to another in one currency.  Returns 0 or -1.
+ */
+int ledger_move(struct posting_set *s, const char *from, const char *to,
+    const char *currency, int64_t amount);
+
+/*
+ * Checks that the set is balanced: at least two postings, and for every
+ * currency the amounts sum to exactly zero (computed in 128 bits, so no
+ * overflow can hide an imbalance).  Returns 0 or -1.
+ */
+int ledger_balanced(const struct posting_set *s);
+
+/*
+ * Writes into order[] the indexes of the distinct accounts of the set,
+ * sorted by account id: the order in which rows are locked, the same for
+ * every transaction, so that two transfers cannot wait on each other in a
+ * cycle.  Returns the number of distinct accounts.
+ */
+size_t ledger_lock_order(const struct posting_set *s, size_t order[LEDGER_MAX_POSTINGS]);
+
+/*
+ * The net change the set makes to one account (sum of its postings).
+ * Sets *overflow when it does not fit in int64.
+ */
+int64_t ledger_net(const struct posting_set *s, const char *account_id, int *overflow);
+
+#endif

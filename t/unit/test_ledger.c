@@ -1,0 +1,131 @@
+/* Unit tests of the posting builder: balanced sets only, lock order. */
+#include <criterion/criterion.h>
+#include <string.h>
+
+#include "xborder/ledger.h"
+
+#define A "00000000-0000-4000-8000-00000000000a"
+#define B "00000000-0000-4000-8000-00000000000b"
+#define C "00000000-0000-4000-8000-00000000000c"
+
+Test(ledger, move_is_balanced)
+{
+	struct posting_set s = { .n = 0 };
+
+	cr_assert_eq(ledger_move(&s, A, B, "USD", 500), 0);
+	cr_assert_eq(s.n, 2);
+	cr_assert_eq(s.p[0].amount, -500);
+	cr_assert_eq(s.p[1].amount, 500);
+	cr_assert_eq(ledger_balanced(&s), 0);
+}
+
+Test(ledger, unbalanced_is_rejected)
+{
+	struct posting_set s = { .n = 0 };
+
+	cr_assert_eq(ledger_add(&s, A, "USD", -500), 0);
+	cr_assert_eq(ledger_add(&s, B, "USD", 499), 0);
+	cr_assert_eq(ledger_balanced(&s), -1);
+	cr_assert_eq(ledger_add(&s, C, "USD", 1), 0);
+	cr_assert_eq(ledger_balanced(&s), 0);
+}
+
+Test(ledger, balance_is_per_currency)
+{
+	struct posting_set s = { .n = 0 };
+
+	/* 500 USD out and 500 EUR in sums to zero numerically, not per currency. */
+	cr_assert_eq(ledger_add(&s, A, "USD", -500), 0);
+	cr_assert_eq(ledger_add(&s, B, "EUR", 500), 0);
+	cr_assert_eq(ledger_balanced(&s), -1);
+}
+
+Test(ledger, single_posting_is_not_a_set)
+{
+	struct posting_set s = { .n = 0 };
+
+	cr_assert_eq(ledger_balanced(&s), -1);
+	cr_assert_eq(ledger_add(&s, A, "USD", 1), 0);
+	cr_assert_eq(ledger_balanced(&s), -1);
+}
+
+Test(ledger, overflow_cannot_hide_imbalance)
+{
+	struct posting_set s = { .n = 0 };
+
+	/* In 64 bits these would wrap around to zero. */
+	cr_assert_eq(ledger_add(&s, A, "USD", INT64_MAX), 0);
+	cr_assert_eq(ledger_add(&s, B, "USD", INT64_MAX), 0);
+	cr_assert_eq(ledger_add(&s, C, "USD", 2), 0);
+	cr_assert_eq(ledger_balanced(&s), -1);
+}
+
+Test(ledger, rejects_bad_postings)
+{
+	struct posting_set s = { .n = 0 };
+
+	cr_assert_eq(ledger_add(&s, A, "USD", 0), -1, "zero amount");
+	cr_assert_eq(ledger_add(&s, A, "USD", INT64_MIN), -1, "cannot be negated");
+	cr_assert_eq(ledger_add(&s, "not-a-uuid", "USD", 1), -1);
+	cr_assert_eq(ledger_add(&s, A, "usd", 1), -1);
+	cr_assert_eq(ledger_move(&s, A, A, "USD", 1), -1, "same account");
+	cr_assert_eq(ledger_move(&s, A, B, "USD", 0), -1);
+	cr_assert_eq(ledger_move(&s, A, B, "USD", -5), -1);
+	cr_assert_eq(s.n, 0, "nothing half-added");
+	for (int i = 0; i < LEDGER_MAX_POSTINGS / 2; i++)
+		cr_assert_eq(ledger_move(&s, A, B, "USD", 1), 0);
+	cr_assert_eq(ledger_move(&s, A, B, "USD", 1), -1, "full");
+	cr_assert_eq(s.n, LEDGER_MAX_POSTINGS);
+}
+
+Test(ledger, lock_order_is_sorted_and_distinct)
+{
+	struct posting_set s = { .n = 0 };
+	size_t order[LEDGER_MAX_POSTINGS], n;
+
+	cr_assert_eq(ledger_move(&s, C, A, "USD", 5), 0);
+	cr_assert_eq(ledger_move(&s, B, C, "USD", 3), 0);
+	n = ledger_lock_order(&s, order);
+	cr_assert_eq(n, 3);
+	cr_assert_str_eq(s.p[order[0]].account_id, A);
+	cr_assert_str_eq(s.p[order[1]].account_id, B);
+	cr_assert_str_eq(s.p[order[2]].account_id, C);
+}
+
+Test(ledger, net_per_account)
+{
+	struct posting_set s = { .n = 0 };
+	int overflow;
+
+	cr_assert_eq(ledger_move(&s, C, A, "USD", 5), 0);
+	cr_assert_eq(ledger_move(&s, B, C, "USD", 3), 0);
+	cr_assert_eq(ledger_net(&s, C, &overflow), -2);
+	cr_assert_eq(overflow, 0);
+	cr_assert_eq(ledger_net(&s, A, &overflow), 5);
+	cr_assert_eq(ledger_net(&s, B, &overflow), -3);
+}
+
+/* Property: any sequence of moves yields a balanced set whose nets sum to 0. */
+Test(ledger, random_moves_create_no_money)
+{
+	const char *ids[] = { A, B, C };
+	unsigned seed = 12345;
+
+	for (int round = 0; round < 1000; round++) {
+		struct posting_set s = { .n = 0 };
+		__int128 total = 0;
+		int overflow;
+
+		for (int k = 0; k < LEDGER_MAX_POSTINGS / 2; k++) {
+			seed = seed * 1103515245u + 12345u;
+			int from = (int)(seed >> 16) % 3, to = (from + 1 + (int)((seed >> 8) % 2)) % 3;
+			int64_t amount = (int64_t)(seed % 1000000) + 1;
+
+			cr_assert_eq(ledger_move(&s, ids[from], ids[to], "USD", amount), 0);
+		}
+		cr_assert_eq(ledger_balanced(&s), 0);
+		for (int i = 0; i < 3; i++)
+			total += ledger_net(&s, ids[i], &overflow);
+		cr_assert(total == 0);
+	}
+}
