@@ -15,6 +15,7 @@
 #include "xborder/db.h"
 #include "xborder/db_customers.h"
 #include "xborder/db_ledger.h"
+#include "xborder/db_transactions.h"
 #include "xborder/ids.h"
 #include "xborder/util.h"
 
@@ -264,6 +265,14 @@ delete_tx(struct db *db, void *arg)
 	db_rows_free(&r);
 	if (held)
 		return DB_CONFLICT;
+	{
+		int64_t open = 0;
+
+		if ((rc = db_txn_open_count(db, d->id, &open)) != DB_OK)
+			return rc;
+		if (open > 0)
+			return DB_CONFLICT;
+	}
 	return db_exec(db, del, b, NARGS(b), NULL);
 }
 

@@ -10,9 +10,12 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <openssl/evp.h>
+
 #include "xborder/auth.h"
 #include "xborder/conf.h"
 #include "xborder/db.h"
+#include "xborder/db_transactions.h"
 #include "xborder/handlers.h"
 #include "xborder/http.h"
 #include "xborder/req.h"
@@ -118,11 +121,113 @@ pre_handler(struct req *req)
 	return 0;
 }
 
+/* 1..255 printable ASCII characters. */
+static int
+idem_key_ok(const char *k)
+{
+	size_t n = strlen(k);
+
+	if (n < 1 || n > 255)
+		return 0;
+	for (size_t i = 0; i < n; i++)
+		if ((unsigned char)k[i] < 0x20 || (unsigned char)k[i] > 0x7e)
+			return 0;
+	return 1;
+}
+
+/* SHA-256 of method, path and raw body, as hex: what "the same request" means. */
+static void
+request_hash(const struct req *req, char out[65])
+{
+	static const char hex[] = "0123456789abcdef";
+	unsigned char md[32];
+	unsigned int mdlen = sizeof(md);
+	EVP_MD_CTX *ctx = EVP_MD_CTX_new();
+
+	if (ctx == NULL || EVP_DigestInit_ex(ctx, EVP_sha256(), NULL) != 1)
+		abort();
+	EVP_DigestUpdate(ctx, router_method_name(req->method), strlen(router_method_name(req->method)));
+	EVP_DigestUpdate(ctx, "\n", 1);
+	EVP_DigestUpdate(ctx, req->path, strlen(req->path));
+	EVP_DigestUpdate(ctx, "\n", 1);
+	if (req->body_len > 0)
+		EVP_DigestUpdate(ctx, req->body, req->body_len);
+	EVP_DigestFinal_ex(ctx, md, &mdlen);
+	EVP_MD_CTX_free(ctx);
+	for (size_t i = 0; i < 32; i++) {
+		out[2 * i] = hex[md[i] >> 4];
+		out[2 * i + 1] = hex[md[i] & 15];
+	}
+	out[64] = '\0';
+}
+
+/*
+ * Runs the handler under the request's Idempotency-Key (decisions.md
+ * section 8): the first request runs and its answer is kept (unless 5xx);
+ * the same request again gets that answer replayed; a different request
+ * with the key is 409 IDEMPOTENCY_KEY_REUSED, and one that arrives while
+ * the first still runs 409 IDEMPOTENCY_KEY_IN_USE.
+ */
+static void
+run_idempotent(struct req *req)
+{
+	const char *key = req->idempotency_key;
+	char hash[65], *body = NULL;
+	enum idem_state state;
+	struct db *db;
+	int status = 0, rc;
+
+	if (!idem_key_ok(key)) {
+		resp_invalid(req, "Idempotency-Key", "must be 1 to 255 printable ASCII characters");
+		return;
+	}
+	if ((db = req_db_or_reply(req)) == NULL)
+		return;
+	request_hash(req, hash);
+	if ((rc = db_idem_begin(db, req->platform_id, key, hash, &state, &status,
+	    &body)) != DB_OK) {
+		req_db_fail(req, rc);
+		return;
+	}
+	switch (state) {
+	case IDEM_REPLAY:
+		resp_json(req, status, http_parse_json(body, strlen(body)));
+		resp_header(req, "Idempotent-Replayed", "true");
+		free(body);
+		return;
+	case IDEM_REUSED:
+		resp_error(req, 409, "IDEMPOTENCY_KEY_REUSED",
+		    "This Idempotency-Key was used for a different request.", NULL);
+		return;
+	case IDEM_IN_USE:
+		resp_error(req, 409, "IDEMPOTENCY_KEY_IN_USE",
+		    "A request with this Idempotency-Key is still being processed.", NULL);
+		return;
+	case IDEM_NEW:
+		break;
+	}
+	req->route->handler(req);
+	if ((db = db_handle(req->conf)) == NULL)
+		return;
+	if (req->status >= 500 || req->status == 0)
+		rc = db_idem_forget(db, req->platform_id, key);
+	else
+		rc = db_idem_finish(db, req->platform_id, key, req->status,
+		    json_object_to_json_string_ext(req->out,
+		    JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE));
+	if (rc != DB_OK)
+		log_msg(LOG_LVL_ERROR, req->id, "idempotency record not updated (%d)", rc);
+}
+
 void
 req_dispatch(struct req *req)
 {
-	if (pre_handler(req) == 0)
-		req->route->handler(req);
+	if (pre_handler(req) == 0) {
+		if (req->method == M_POST && req->idempotency_key != NULL)
+			run_idempotent(req);
+		else
+			req->route->handler(req);
+	}
 	http_drain(req);
 	resp_send(req);
 	log_msg(req->status >= 500 ? LOG_LVL_WARN : LOG_LVL_INFO, req->id,

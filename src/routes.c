@@ -41,6 +41,10 @@ const struct route_def routes[] = {
 	{ M_GET,	"/receiver/external-account/{accountId}", h_receiver_external,
 	  PERM_VIEW, 0 },
 	{ M_GET,	"/receiver/ppv/{ppvAddress}", h_receiver_ppv, PERM_VIEW, 0 },
+	{ M_POST,	"/transfer-in", h_transfer_in, PERM_MANAGE, RF_BODY },
+	{ M_POST,	"/transfer-out", h_transfer_out, PERM_MANAGE, RF_BODY },
+	{ M_GET,	"/transactions", h_transactions_list, PERM_VIEW, 0 },
+	{ M_GET,	"/transactions/{transactionId}", h_transactions_get, PERM_VIEW, 0 },
 };
 
 const size_t nroutes = sizeof(routes) / sizeof(routes[0]);

@@ -395,3 +395,82 @@ valid_currency(const char *s)
 		return "is not a currency this service supports";
 	return NULL;
 }
+
+const char *
+valid_currency_form(const char *s)
+{
+	return money_code_form(s) ? NULL : "must be 3 uppercase letters (ISO 4217)";
+}
+
+const char *
+valid_amount_minor(const char *s)
+{
+	size_t n = strlen(s);
+	int nonzero = 0;
+
+	if (n < 1 || n > 18)
+		return "must be a string of 1 to 18 digits";
+	for (size_t i = 0; i < n; i++) {
+		if (s[i] < '0' || s[i] > '9')
+			return "must be a string of 1 to 18 digits";
+		nonzero |= s[i] != '0';
+	}
+	return nonzero ? NULL : "must be at least 1";
+}
+
+/* Reads exactly n digits at s into *v; returns 0 or -1. */
+static int
+digits(const char *s, int n, int *v)
+{
+	*v = 0;
+	for (int i = 0; i < n; i++) {
+		if (s[i] < '0' || s[i] > '9')
+			return -1;
+		*v = *v * 10 + (s[i] - '0');
+	}
+	return 0;
+}
+
+int
+valid_datetime_param(const char *s, int end, char out[32])
+{
+	static const int mdays[] = { 31, 29, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31 };
+	int y, mo, d, h = 0, mi = 0, se = 0, ms = 0;
+	size_t n = strlen(s);
+
+	if (n < 10 || digits(s, 4, &y) < 0 || s[4] != '-' || digits(s + 5, 2, &mo) < 0 ||
+	    s[7] != '-' || digits(s + 8, 2, &d) < 0)
+		return -1;
+	if (y < 1 || mo < 1 || mo > 12 || d < 1 || d > mdays[mo - 1] ||
+	    (mo == 2 && d == 29 && !((y % 4 == 0 && y % 100 != 0) || y % 400 == 0)))
+		return -1;
+	if (n == 10) {
+		if (end) {
+			h = 23;
+			mi = 59;
+			se = 59;
+			ms = 999;
+		}
+	} else {
+		if (n < 20 || s[10] != 'T' || digits(s + 11, 2, &h) < 0 || s[13] != ':' ||
+		    digits(s + 14, 2, &mi) < 0 || s[16] != ':' || digits(s + 17, 2, &se) < 0)
+			return -1;
+		if (h > 23 || mi > 59 || se > 59)
+			return -1;
+		if (s[19] == '.') {
+			size_t k = 20;
+			int scale = 100;
+
+			while (k < n && s[k] >= '0' && s[k] <= '9') {
+				ms += (s[k] - '0') * scale;
+				scale /= 10;
+				k++;
+			}
+			if (k == 20 || k > 29 || k != n - 1 || s[k] != 'Z')
+				return -1;
+		} else if (n != 20 || s[19] != 'Z')
+			return -1;
+	}
+	snprintf(out, 32, "%04d-%02d-%02d %02d:%02d:%02d.%03d", y, mo, d, h, mi, se, ms);
+	return 0;
+}

@@ -52,6 +52,12 @@ int h_internal_fund(struct req *req);
 int h_receiver_external(struct req *req);
 int h_receiver_ppv(struct req *req);
 
+int h_transfer_in(struct req *req);
+int h_transfer_out(struct req *req);
+
+int h_transactions_get(struct req *req);
+int h_transactions_list(struct req *req);
+
 /* Shared helpers (h_common.c). */
 
 /* Where a list ends: nextCursor is null, or "" for external accounts. */
@@ -142,6 +148,26 @@ int currency_enabled_or_reply(struct req *req, struct db *db, const char *platfo
  * name and a lowercased domain.  Returns 0 or -1.
  */
 int ppv_parse(const char *address, char name[65], char domain[254]);
+
+/* The Transaction resource, outgoing or incoming variant (h_transactions.c). */
+struct txn;
+json_object *json_transaction(const struct txn *t);
+
+/*
+ * Reads the opaque transactionId path parameter: 400 when empty, longer
+ * than 128 bytes or not printable ASCII.  id receives the raw uuid of a
+ * "Transaction:<uuid>", or "" for anything else (which cannot exist).
+ */
+int transaction_id_or_reply(struct req *req, char id[37]);
+
+/* 400 AMOUNT_OUT_OF_RANGE naming field unless min <= amount <= max. */
+int amount_range_or_reply(struct req *req, const char *field, int64_t amount,
+    int64_t min, int64_t max);
+
+/* 409 INSUFFICIENT_FUNDS with details.available and details.requested. */
+struct ledger_short;
+int insufficient_reply(struct req *req, const struct ledger_short *s);
+
 
 /* A string or JSON null when s is NULL. */
 json_object *json_str_or_null(const char *s);

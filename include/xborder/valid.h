@@ -73,6 +73,20 @@ const char *valid_account_number(const char *s);
 /* A routing number: ^[0-9A-Za-z]{4,11}$.  NULL or the rule. */
 const char *valid_routing_number(const char *s);
 
+/* Exactly three uppercase letters.  NULL or the rule. */
+const char *valid_currency_form(const char *s);
+
+/* A MoneyAmount amountMinor: 1..18 digits, value >= 1.  NULL or the rule. */
+const char *valid_amount_minor(const char *s);
+
+/*
+ * Parses a list's date bound: "YYYY-MM-DD" or "YYYY-MM-DDTHH:MM:SS[.fff]Z"
+ * (UTC).  A bare date is the start of that day, or with end the last
+ * millisecond of it.  Writes "YYYY-MM-DD HH:MM:SS.mmm" into out[32].
+ * Returns 0 or -1.
+ */
+int valid_datetime_param(const char *s, int end, char out[32]);
+
 /* An ISO 4217 code the service knows.  NULL or the rule. */
 const char *valid_currency(const char *s);
 

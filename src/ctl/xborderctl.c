@@ -19,6 +19,7 @@
 #include "xborder/auth.h"
 #include "xborder/conf.h"
 #include "xborder/db.h"
+#include "xborder/db_ledger.h"
 #include "xborder/db_platforms.h"
 #include "xborder/ids.h"
 #include "xborder/money.h"
@@ -35,7 +36,8 @@ usage(void)
 	    "  platform-create --name NAME --ppv-domain DOMAIN [--uma-domain DOMAIN]\n"
 	    "  platform-list\n"
 	    "  fx-set CURRENCY PRICE_MINOR_PER_BTC\n"
-	    "  fx-list\n");
+	    "  fx-list\n"
+	    "  ledger-check\n");
 	exit(2);
 }
 
@@ -192,6 +194,31 @@ cmd_fx_list(struct db *db, int argc)
 	return 0;
 }
 
+static void
+report_problem(const char *what, const char *id, const char *detail)
+{
+	printf("%s\t%s\t%s\n", what, id, detail);
+}
+
+static int
+cmd_ledger_check(struct db *db, int argc)
+{
+	int problems;
+
+	if (argc != 1)
+		usage();
+	problems = db_ledger_check(db, report_problem);
+	if (problems < 0)
+		die("ledger-check: %s", db_error(db));
+	if (problems > 0) {
+		fprintf(stderr, "xborderctl: ledger-check: %d problem%s\n", problems,
+		    problems == 1 ? "" : "s");
+		return 1;
+	}
+	printf("ledger ok\n");
+	return 0;
+}
+
 int
 main(int argc, char *argv[])
 {
@@ -211,7 +238,7 @@ main(int argc, char *argv[])
 	cmd = argv[0];
 	if (strcmp(cmd, "migrate") != 0 && strcmp(cmd, "platform-create") != 0 &&
 	    strcmp(cmd, "platform-list") != 0 && strcmp(cmd, "fx-set") != 0 &&
-	    strcmp(cmd, "fx-list") != 0)
+	    strcmp(cmd, "fx-list") != 0 && strcmp(cmd, "ledger-check") != 0)
 		usage();
 	if (conf_load(&conf, path, err, sizeof(err)) < 0)
 		die("%s", err);
@@ -226,6 +253,8 @@ main(int argc, char *argv[])
 		rc = cmd_platform_list(db, argc);
 	else if (strcmp(cmd, "fx-set") == 0)
 		rc = cmd_fx_set(db, argc, argv);
+	else if (strcmp(cmd, "ledger-check") == 0)
+		rc = cmd_ledger_check(db, argc);
 	else
 		rc = cmd_fx_list(db, argc);
 	db_close(db);

@@ -1,0 +1,136 @@
+/*
+ * db_transactions.h: transactions, the transfers that create them, the
+ * background jobs that settle them, and idempotency records.
+ */
+#ifndef XBORDER_DB_TRANSACTIONS_H
+#define XBORDER_DB_TRANSACTIONS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "xborder/db_ledger.h"
+
+struct db;
+
+struct txn {
+	char	 id[37];
+	char	 platform_id[37];
+	char	 kind[16];		/* TRANSFER_IN, TRANSFER_OUT, ... */
+	char	 type[9];		/* OUTGOING, INCOMING */
+	char	 status[16];
+	char	 customer_id[37];	/* "" when none */
+	char	*platform_customer_id;	/* NULL when none; owned */
+	char	*quote_id;		/* NULL when none; owned */
+	char	 internal_account_id[37];
+	char	 external_account_id[37];
+	char	 destination_type[17];
+	char	*destination_ref;	/* external account id or PPV address; owned */
+	char	 currency[4];
+	int64_t	 amount;
+	char	*exchange_rate;		/* NULL when none; owned */
+	char	 fee_currency[4];	/* "" when none */
+	int64_t	 fee_amount;
+	char	 outcome[16];		/* COMPLETES, FAILS, RETURNS */
+	char	 created_at[25], updated_at[25];
+	char	 settled_at[25];	/* "" while not settled */
+};
+
+/* A same-currency transfer between a customer's two accounts. */
+struct transfer {
+	const char	*customer_id;
+	const char	*internal_account_id;
+	const char	*external_account_id;
+	const char	*ppv_address;		/* transfer-in: the destination shown */
+	const char	*currency;
+	int64_t		 amount;
+	const char	*outcome;		/* from the external account number */
+};
+
+struct txn_filter {
+	const char	*customer_id, *platform_customer_id, *type, *status;
+	const char	*start, *end;		/* "YYYY-MM-DD HH:MM:SS.mmm" */
+};
+
+/*
+ * Records a transfer-in (INCOMING, PENDING) and its settlement job in one
+ * transaction.  DB_OK, DB_GONE (customer deleted meanwhile) or a failure.
+ */
+int db_transfer_in(struct db *db, const char *platform, const struct transfer *t,
+    struct txn *out);
+
+/*
+ * Records a transfer-out (OUTGOING, PENDING): moves the amount from the
+ * customer's account to the platform's in-transit account, records the
+ * transaction and its settlement job, in one transaction.  DB_OK,
+ * DB_INSUFFICIENT (*shortfall filled), DB_GONE or a failure.
+ */
+int db_transfer_out(struct db *db, const char *platform, const struct transfer *t,
+    struct txn *out, struct ledger_short *shortfall);
+
+/* Reads a transaction of platform: DB_OK or DB_NOT_FOUND. */
+int db_txn_get(struct db *db, const char *platform, const char *id, struct txn *out);
+
+/* Lists transactions, newest first. */
+int db_txn_list(struct db *db, const char *platform, const struct txn_filter *f,
+    int64_t limit, int64_t offset, struct txn **out, size_t *n, int64_t *total);
+
+/* Counts the customer's transactions that are not in a terminal state. */
+int db_txn_open_count(struct db *db, const char *customer_id, int64_t *count);
+
+void txn_free(struct txn *t);
+void txn_list_free(struct txn *t, size_t n);
+
+/* ---- background jobs (xborder-worker) ---- */
+
+struct job {
+	int64_t	 id;
+	char	 kind[33];
+	char	 ref_id[37];
+	char	 platform_id[37];
+	int64_t	 attempts;
+};
+
+/*
+ * Runs one due job, if any: inside one transaction it claims the job
+ * (FOR UPDATE SKIP LOCKED), calls run(db, job, arg) and, when run returns
+ * DB_OK, marks the job done and commits.  When run fails the transaction
+ * is rolled back and the job is rescheduled with backoff in a second one.
+ * Returns 1 when a job ran, 0 when none was due, < 0 on a database failure.
+ */
+int db_job_run_one(struct db *db, int (*run)(struct db *, const struct job *, void *),
+    void *arg, char *err, size_t errlen);
+
+/* Queues a job to run after delay_ms (inside the caller's transaction). */
+int db_job_add(struct db *db, const char *kind, const char *ref_id, const char *platform,
+    int64_t delay_ms);
+
+/* Locks a transaction for settlement: DB_OK or DB_NOT_FOUND. */
+int db_txn_lock(struct db *db, const char *platform, const char *id, struct txn *out);
+
+/* Sets a transaction's status (settled stamps settled_at when not yet set). */
+int db_txn_set_status(struct db *db, const char *id, const char *status, int settled);
+
+/* Deletes idempotency records past their expiry; *n receives how many. */
+int db_idem_purge(struct db *db, uint64_t *n);
+
+/* ---- idempotency ---- */
+
+enum idem_state { IDEM_NEW, IDEM_REPLAY, IDEM_REUSED, IDEM_IN_USE };
+
+/*
+ * Starts a request under an Idempotency-Key: records it as RUNNING
+ * (IDEM_NEW), or finds the earlier one: IDEM_REPLAY with its response
+ * (status, body owned by caller), IDEM_REUSED when the request differs,
+ * IDEM_IN_USE while it still runs.  Returns DB_OK or a failure.
+ */
+int db_idem_begin(struct db *db, const char *platform, const char *key, const char *hash,
+    enum idem_state *state, int *status, char **body);
+
+/* Stores the response of a finished request. */
+int db_idem_finish(struct db *db, const char *platform, const char *key, int status,
+    const char *body);
+
+/* Forgets a key whose request ended in a 5xx (those are not kept). */
+int db_idem_forget(struct db *db, const char *platform, const char *key);
+
+#endif

@@ -1,0 +1,459 @@
+/*
+ * db_transactions.c: SQL for transactions, transfers, background jobs and
+ * idempotency records.  A transfer's money movement, its transaction row
+ * and its settlement job are written in one database transaction, so a
+ * crash leaves either all of them or none.
+ */
+#include "config.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "xborder/db.h"
+#include "xborder/db_ledger.h"
+#include "xborder/db_transactions.h"
+#include "xborder/ids.h"
+#include "xborder/util.h"
+
+#define TXN_COLS "id, platform_id, kind, type, status, customer_id, platform_customer_id," \
+	" quote_id, internal_account_id, external_account_id, destination_type," \
+	" destination_ref, currency, amount, exchange_rate, fee_currency, fee_amount," \
+	" outcome, created_at, updated_at, settled_at"
+
+#define SETTLE_DELAY_MS 300
+
+static char *
+dup_or_null(const char *s)
+{
+	return s ? xstrdup(s) : NULL;
+}
+
+static void
+copy(char *dst, size_t n, const char *s)
+{
+	snprintf(dst, n, "%s", s ? s : "");
+}
+
+static void
+txn_from_row(const struct db_rows *r, size_t i, struct txn *t)
+{
+	memset(t, 0, sizeof(*t));
+	copy(t->id, sizeof(t->id), db_cell(r, i, 0));
+	copy(t->platform_id, sizeof(t->platform_id), db_cell(r, i, 1));
+	copy(t->kind, sizeof(t->kind), db_cell(r, i, 2));
+	copy(t->type, sizeof(t->type), db_cell(r, i, 3));
+	copy(t->status, sizeof(t->status), db_cell(r, i, 4));
+	copy(t->customer_id, sizeof(t->customer_id), db_cell(r, i, 5));
+	t->platform_customer_id = dup_or_null(db_cell(r, i, 6));
+	t->quote_id = dup_or_null(db_cell(r, i, 7));
+	copy(t->internal_account_id, sizeof(t->internal_account_id), db_cell(r, i, 8));
+	copy(t->external_account_id, sizeof(t->external_account_id), db_cell(r, i, 9));
+	copy(t->destination_type, sizeof(t->destination_type), db_cell(r, i, 10));
+	t->destination_ref = dup_or_null(db_cell(r, i, 11));
+	copy(t->currency, sizeof(t->currency), db_cell(r, i, 12));
+	t->amount = db_cell_i64(r, i, 13);
+	t->exchange_rate = dup_or_null(db_cell(r, i, 14));
+	copy(t->fee_currency, sizeof(t->fee_currency), db_cell(r, i, 15));
+	t->fee_amount = db_cell_i64(r, i, 16);
+	copy(t->outcome, sizeof(t->outcome), db_cell(r, i, 17));
+	ids_timestamp(db_cell(r, i, 18), t->created_at);
+	ids_timestamp(db_cell(r, i, 19), t->updated_at);
+	if (db_cell(r, i, 20) != NULL)
+		ids_timestamp(db_cell(r, i, 20), t->settled_at);
+}
+
+void
+txn_free(struct txn *t)
+{
+	free(t->platform_customer_id);
+	free(t->quote_id);
+	free(t->destination_ref);
+	free(t->exchange_rate);
+	memset(t, 0, sizeof(*t));
+}
+
+void
+txn_list_free(struct txn *t, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		txn_free(&t[i]);
+	free(t);
+}
+
+static int
+txn_read(struct db *db, const char *platform, const char *id, struct txn *out, int lock)
+{
+	static const char sql[] =
+	    "SELECT " TXN_COLS " FROM transactions WHERE platform_id = ? AND id = ?";
+	static const char sql_lock[] =
+	    "SELECT " TXN_COLS " FROM transactions WHERE platform_id = ? AND id = ? FOR UPDATE";
+	struct db_val a[] = { DBS(platform), DBS(id) };
+	struct db_rows r;
+	int rc;
+
+	if ((rc = db_query(db, lock ? sql_lock : sql, a, NARGS(a), &r)) != DB_OK)
+		return rc;
+	rc = r.nrows ? DB_OK : DB_NOT_FOUND;
+	if (rc == DB_OK)
+		txn_from_row(&r, 0, out);
+	db_rows_free(&r);
+	return rc;
+}
+
+int
+db_txn_get(struct db *db, const char *platform, const char *id, struct txn *out)
+{
+	return txn_read(db, platform, id, out, 0);
+}
+
+int
+db_txn_lock(struct db *db, const char *platform, const char *id, struct txn *out)
+{
+	return txn_read(db, platform, id, out, 1);
+}
+
+int
+db_txn_list(struct db *db, const char *platform, const struct txn_filter *f,
+    int64_t limit, int64_t offset, struct txn **out, size_t *n, int64_t *total)
+{
+#define FILTER " FROM transactions WHERE platform_id = ?" \
+	" AND (? IS NULL OR customer_id = ?) AND (? IS NULL OR platform_customer_id = ?)" \
+	" AND (? IS NULL OR type = ?) AND (? IS NULL OR status = ?)" \
+	" AND (? IS NULL OR created_at >= ?) AND (? IS NULL OR created_at <= ?)"
+	static const char count[] = "SELECT COUNT(*)" FILTER;
+	static const char sql[] = "SELECT " TXN_COLS FILTER
+	    " ORDER BY created_at DESC, id DESC LIMIT ? OFFSET ?";
+#undef FILTER
+	struct db_val a[] = { DBS(platform), DBSN(f->customer_id), DBSN(f->customer_id),
+	    DBSN(f->platform_customer_id), DBSN(f->platform_customer_id),
+	    DBSN(f->type), DBSN(f->type), DBSN(f->status), DBSN(f->status),
+	    DBSN(f->start), DBSN(f->start), DBSN(f->end), DBSN(f->end),
+	    DBI(limit), DBI(offset) };
+	struct db_rows r;
+	int rc;
+
+	*out = NULL;
+	*n = 0;
+	if ((rc = db_query(db, count, a, NARGS(a) - 2, &r)) != DB_OK)
+		return rc;
+	*total = db_cell_i64(&r, 0, 0);
+	db_rows_free(&r);
+	if ((rc = db_query(db, sql, a, NARGS(a), &r)) != DB_OK)
+		return rc;
+	*out = xcalloc(r.nrows, sizeof(**out));
+	for (size_t i = 0; i < r.nrows; i++)
+		txn_from_row(&r, i, &(*out)[i]);
+	*n = r.nrows;
+	db_rows_free(&r);
+	return DB_OK;
+}
+
+int
+db_txn_open_count(struct db *db, const char *customer_id, int64_t *count)
+{
+	static const char sql[] =
+	    "SELECT COUNT(*) FROM transactions WHERE customer_id = ?"
+	    " AND status IN ('CREATED', 'PENDING', 'PROCESSING')";
+	struct db_val a[] = { DBS(customer_id) };
+	struct db_rows r;
+	int rc;
+
+	if ((rc = db_query(db, sql, a, NARGS(a), &r)) != DB_OK)
+		return rc;
+	*count = db_cell_i64(&r, 0, 0);
+	db_rows_free(&r);
+	return DB_OK;
+}
+
+int
+db_txn_set_status(struct db *db, const char *id, const char *status, int settled)
+{
+	static const char sql[] =
+	    "UPDATE transactions SET status = ?, updated_at = UTC_TIMESTAMP(3),"
+	    " settled_at = IF(? AND settled_at IS NULL, UTC_TIMESTAMP(3), settled_at)"
+	    " WHERE id = ?";
+	struct db_val a[] = { DBS(status), DBI(settled), DBS(id) };
+
+	return db_exec(db, sql, a, NARGS(a), NULL);
+}
+
+int
+db_job_add(struct db *db, const char *kind, const char *ref_id, const char *platform,
+    int64_t delay_ms)
+{
+	static const char sql[] =
+	    "INSERT INTO jobs (kind, ref_id, platform_id, run_at, created_at)"
+	    " VALUES (?, ?, ?, UTC_TIMESTAMP(3) + INTERVAL ? * 1000 MICROSECOND,"
+	    " UTC_TIMESTAMP(3))";
+	struct db_val a[] = { DBS(kind), DBS(ref_id), DBS(platform), DBI(delay_ms) };
+
+	return db_exec(db, sql, a, NARGS(a), NULL);
+}
+
+/* Locks the customer row; DB_OK while the customer is live. */
+static int
+lock_live_customer(struct db *db, const char *platform, const char *customer,
+    char **pcid)
+{
+	static const char sql[] =
+	    "SELECT deleted_at IS NOT NULL, platform_customer_id FROM customers"
+	    " WHERE platform_id = ? AND id = ? FOR UPDATE";
+	struct db_val a[] = { DBS(platform), DBS(customer) };
+	struct db_rows r;
+	int rc;
+
+	if ((rc = db_query(db, sql, a, NARGS(a), &r)) != DB_OK)
+		return rc;
+	rc = r.nrows == 0 ? DB_NOT_FOUND : db_cell_i64(&r, 0, 0) ? DB_GONE : DB_OK;
+	if (rc == DB_OK)
+		*pcid = xstrdup(db_cell(&r, 0, 1));
+	db_rows_free(&r);
+	return rc;
+}
+
+struct transfer_args {
+	const char		*platform;
+	const struct transfer	*t;
+	int			 out;
+	char			 id[37];
+	struct ledger_short	*shortfall;
+};
+
+static int
+transfer_tx(struct db *db, void *arg)
+{
+	static const char ins[] =
+	    "INSERT INTO transactions (id, platform_id, kind, type, status, customer_id,"
+	    " platform_customer_id, internal_account_id, external_account_id,"
+	    " destination_type, destination_ref, currency, amount, outcome, created_at,"
+	    " updated_at) VALUES (?, ?, ?, ?, 'PENDING', ?, ?, ?, ?, ?, ?, ?, ?, ?,"
+	    " UTC_TIMESTAMP(3), UTC_TIMESTAMP(3))";
+	struct transfer_args *x = arg;
+	const struct transfer *t = x->t;
+	char *pcid = NULL, transit[UUID_LEN + 1];
+	int rc;
+
+	if ((rc = lock_live_customer(db, x->platform, t->customer_id, &pcid)) != DB_OK)
+		return rc == DB_NOT_FOUND ? DB_GONE : rc;
+	if (x->out) {
+		struct posting_set s = { .n = 0 };
+
+		if ((rc = db_account_system(db, x->platform, ACCT_IN_TRANSIT, t->currency,
+		    transit)) != DB_OK)
+			goto out;
+		if (ledger_move(&s, t->internal_account_id, transit, t->currency, t->amount) < 0) {
+			rc = DB_CONFLICT;
+			goto out;
+		}
+		if ((rc = db_ledger_apply(db, "transfer_out", &s, x->shortfall)) != DB_OK)
+			goto out;
+	}
+	{
+		struct db_val a[] = { DBS(x->id), DBS(x->platform),
+		    DBS(x->out ? "TRANSFER_OUT" : "TRANSFER_IN"),
+		    DBS(x->out ? "OUTGOING" : "INCOMING"), DBS(t->customer_id), DBS(pcid),
+		    DBS(t->internal_account_id), DBS(t->external_account_id),
+		    DBS(x->out ? "EXTERNAL_ACCOUNT" : "PPV_ADDRESS"),
+		    DBS(x->out ? t->external_account_id : t->ppv_address),
+		    DBS(t->currency), DBI(t->amount), DBS(t->outcome) };
+
+		if ((rc = db_exec(db, ins, a, NARGS(a), NULL)) != DB_OK)
+			goto out;
+	}
+	rc = db_job_add(db, "settle", x->id, x->platform, SETTLE_DELAY_MS);
+out:
+	free(pcid);
+	return rc;
+}
+
+static int
+transfer(struct db *db, const char *platform, const struct transfer *t, int out_dir,
+    struct txn *out, struct ledger_short *shortfall)
+{
+	struct transfer_args x = { platform, t, out_dir, "", shortfall };
+	int rc;
+
+	ids_uuid4(x.id);
+	if ((rc = db_transact(db, transfer_tx, &x)) != DB_OK)
+		return rc;
+	rc = db_txn_get(db, platform, x.id, out);
+	return rc == DB_OK ? DB_OK : DB_ERR;
+}
+
+int
+db_transfer_in(struct db *db, const char *platform, const struct transfer *t,
+    struct txn *out)
+{
+	return transfer(db, platform, t, 0, out, NULL);
+}
+
+int
+db_transfer_out(struct db *db, const char *platform, const struct transfer *t,
+    struct txn *out, struct ledger_short *shortfall)
+{
+	return transfer(db, platform, t, 1, out, shortfall);
+}
+
+struct job_args {
+	int		(*run)(struct db *, const struct job *, void *);
+	void		*arg;
+	struct job	 job;
+	int		 claimed;
+	int		 run_rc;
+};
+
+static int
+job_tx(struct db *db, void *arg)
+{
+	static const char claim[] =
+	    "SELECT id, kind, ref_id, platform_id, attempts FROM jobs"
+	    " WHERE done_at IS NULL AND run_at <= UTC_TIMESTAMP(3)"
+	    " ORDER BY run_at LIMIT 1 FOR UPDATE SKIP LOCKED";
+	static const char done[] =
+	    "UPDATE jobs SET done_at = UTC_TIMESTAMP(3), attempts = attempts + 1 WHERE id = ?";
+	struct job_args *j = arg;
+	struct db_rows r;
+	int rc;
+
+	j->claimed = 0;
+	if ((rc = db_query(db, claim, NULL, 0, &r)) != DB_OK)
+		return rc;
+	if (r.nrows == 0) {
+		db_rows_free(&r);
+		return DB_OK;
+	}
+	j->claimed = 1;
+	j->job.id = db_cell_i64(&r, 0, 0);
+	copy(j->job.kind, sizeof(j->job.kind), db_cell(&r, 0, 1));
+	copy(j->job.ref_id, sizeof(j->job.ref_id), db_cell(&r, 0, 2));
+	copy(j->job.platform_id, sizeof(j->job.platform_id), db_cell(&r, 0, 3));
+	j->job.attempts = db_cell_i64(&r, 0, 4);
+	db_rows_free(&r);
+	if ((j->run_rc = j->run(db, &j->job, j->arg)) != DB_OK)
+		return j->run_rc;
+	{
+		struct db_val a[] = { DBI(j->job.id) };
+
+		return db_exec(db, done, a, NARGS(a), NULL);
+	}
+}
+
+int
+db_job_run_one(struct db *db, int (*run)(struct db *, const struct job *, void *),
+    void *arg, char *err, size_t errlen)
+{
+	/* Backoff doubles from one second up to five minutes. */
+	static const char retry[] =
+	    "UPDATE jobs SET attempts = attempts + 1, last_error = ?,"
+	    " run_at = UTC_TIMESTAMP(3) + INTERVAL LEAST(300, POW(2, LEAST(attempts, 9))) SECOND"
+	    " WHERE id = ?";
+	struct job_args j;
+	int rc;
+
+	memset(&j, 0, sizeof(j));
+	j.run = run;
+	j.arg = arg;
+	rc = db_transact(db, job_tx, &j);
+	if (rc == DB_OK)
+		return j.claimed;
+	if (rc == DB_UNAVAILABLE || !j.claimed)
+		return rc < 0 ? rc : DB_ERR;
+	snprintf(err, errlen, "job %lld (%s %s) failed: %d %s", (long long)j.job.id,
+	    j.job.kind, j.job.ref_id, rc, db_error(db));
+	{
+		char msg[256];
+		struct db_val a[] = { DBS(msg), DBI(j.job.id) };
+
+		snprintf(msg, sizeof(msg), "rc %d: %s", rc, db_error(db));
+		if (db_exec(db, retry, a, NARGS(a), NULL) != DB_OK)
+			return DB_ERR;
+	}
+	return 1;
+}
+
+int
+db_idem_purge(struct db *db, uint64_t *n)
+{
+	static const char sql[] =
+	    "DELETE FROM idempotency_keys WHERE expires_at < UTC_TIMESTAMP(3) LIMIT 1000";
+
+	return db_exec(db, sql, NULL, 0, n);
+}
+
+int
+db_idem_begin(struct db *db, const char *platform, const char *key, const char *hash,
+    enum idem_state *state, int *status, char **body)
+{
+	static const char ins[] =
+	    "INSERT INTO idempotency_keys (platform_id, idem_key, request_hash, state,"
+	    " created_at, expires_at) VALUES (?, ?, ?, 'RUNNING', UTC_TIMESTAMP(3),"
+	    " UTC_TIMESTAMP(3) + INTERVAL 24 HOUR)";
+	static const char get[] =
+	    "SELECT request_hash, state, response_status, response_body,"
+	    " expires_at < UTC_TIMESTAMP(3) FROM idempotency_keys"
+	    " WHERE platform_id = ? AND idem_key = ?";
+	static const char drop[] =
+	    "DELETE FROM idempotency_keys WHERE platform_id = ? AND idem_key = ?"
+	    " AND expires_at < UTC_TIMESTAMP(3)";
+	struct db_val a[] = { DBS(platform), DBS(key), DBS(hash) };
+	struct db_rows r;
+	int rc;
+
+	*body = NULL;
+	for (int attempt = 0; attempt < 3; attempt++) {
+		rc = db_exec(db, ins, a, NARGS(a), NULL);
+		if (rc == DB_OK) {
+			*state = IDEM_NEW;
+			return DB_OK;
+		}
+		if (rc != DB_DUPLICATE)
+			return rc;
+		if ((rc = db_query(db, get, a, 2, &r)) != DB_OK)
+			return rc;
+		if (r.nrows == 0) {	/* forgotten meanwhile: try again */
+			db_rows_free(&r);
+			continue;
+		}
+		if (db_cell_i64(&r, 0, 4)) {	/* expired: the key is free again */
+			db_rows_free(&r);
+			if ((rc = db_exec(db, drop, a, 2, NULL)) != DB_OK)
+				return rc;
+			continue;
+		}
+		if (strcmp(db_cell(&r, 0, 0), hash) != 0)
+			*state = IDEM_REUSED;
+		else if (strcmp(db_cell(&r, 0, 1), "RUNNING") == 0)
+			*state = IDEM_IN_USE;
+		else {
+			*state = IDEM_REPLAY;
+			*status = (int)db_cell_i64(&r, 0, 2);
+			*body = xstrdup(db_cell(&r, 0, 3) ? db_cell(&r, 0, 3) : "{}");
+		}
+		db_rows_free(&r);
+		return DB_OK;
+	}
+	return DB_ERR;
+}
+
+int
+db_idem_finish(struct db *db, const char *platform, const char *key, int status,
+    const char *body)
+{
+	static const char sql[] =
+	    "UPDATE idempotency_keys SET state = 'DONE', response_status = ?, response_body = ?"
+	    " WHERE platform_id = ? AND idem_key = ?";
+	struct db_val a[] = { DBI(status), DBS(body), DBS(platform), DBS(key) };
+
+	return db_exec(db, sql, a, NARGS(a), NULL);
+}
+
+int
+db_idem_forget(struct db *db, const char *platform, const char *key)
+{
+	static const char sql[] =
+	    "DELETE FROM idempotency_keys WHERE platform_id = ? AND idem_key = ?";
+	struct db_val a[] = { DBS(platform), DBS(key) };
+
+	return db_exec(db, sql, a, NARGS(a), NULL);
+}

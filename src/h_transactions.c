@@ -1,0 +1,164 @@
+/*
+ * h_transactions.c: reading transactions.  The Transaction resource is
+ * closed: the outgoing variant has source and sentAmount, the incoming one
+ * receivedAmount, and nothing else beyond the documented table.
+ * Transaction ids are opaque to clients: a well-formed id that is not ours
+ * is simply not found.
+ */
+#include "config.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#include "xborder/db.h"
+#include "xborder/db_transactions.h"
+#include "xborder/handlers.h"
+#include "xborder/http.h"
+#include "xborder/ids.h"
+#include "xborder/req.h"
+#include "xborder/resp.h"
+#include "xborder/valid.h"
+
+static const char *const types[] = { "OUTGOING", "INCOMING", NULL };
+static const char *const statuses[] = { "CREATED", "PENDING", "PROCESSING", "COMPLETED",
+	"REJECTED", "FAILED", "REFUNDED", "EXPIRED", NULL };
+
+json_object *
+json_transaction(const struct txn *t)
+{
+	json_object *o = json_object_new_object(), *dst = json_object_new_object();
+	int out = strcmp(t->type, "OUTGOING") == 0;
+	int settled = strcmp(t->status, "COMPLETED") == 0 || strcmp(t->status, "REFUNDED") == 0;
+
+	json_object_object_add(o, "transactionId", json_prefixed("Transaction", t->id));
+	json_object_object_add(o, "quoteId", t->quote_id ? json_prefixed("Quote", t->quote_id) : NULL);
+	json_object_object_add(o, "type", json_object_new_string(t->type));
+	json_object_object_add(o, "status", json_object_new_string(t->status));
+	json_object_object_add(o, "customerId",
+	    t->customer_id[0] ? json_prefixed("Customer", t->customer_id) : NULL);
+	json_object_object_add(o, "platformCustomerId", json_str_or_null(t->platform_customer_id));
+	json_object_object_add(o, "createdAt", json_object_new_string(t->created_at));
+	json_object_object_add(o, "updatedAt", json_object_new_string(t->updated_at));
+	json_object_object_add(o, "settledAt",
+	    settled && t->settled_at[0] ? json_object_new_string(t->settled_at) : NULL);
+	if (t->exchange_rate != NULL)
+		json_object_object_add(o, "exchangeRate", json_object_new_string(t->exchange_rate));
+	if (t->fee_currency[0])
+		json_object_object_add(o, "fees", json_money(t->fee_currency, t->fee_amount));
+	if (out) {
+		json_object *src = json_object_new_object();
+
+		json_object_object_add(src, "accountId", t->internal_account_id[0] ?
+		    json_prefixed("InternalAccount", t->internal_account_id) : NULL);
+		json_object_object_add(src, "sourceType", json_object_new_string("INTERNAL_ACCOUNT"));
+		json_object_object_add(o, "source", src);
+	}
+	if (strcmp(t->destination_type, "EXTERNAL_ACCOUNT") == 0)
+		json_object_object_add(dst, "accountId", t->destination_ref ?
+		    json_prefixed("ExternalAccount", t->destination_ref) : NULL);
+	else
+		json_object_object_add(dst, "accountId", json_str_or_null(t->destination_ref));
+	json_object_object_add(dst, "destinationType", json_object_new_string(t->destination_type));
+	json_object_object_add(o, "destination", dst);
+	json_object_object_add(o, out ? "sentAmount" : "receivedAmount",
+	    json_money(t->currency, t->amount));
+	return o;
+}
+
+int
+transaction_id_or_reply(struct req *req, char id[37])
+{
+	const char *v = req_param(req, 0);
+	size_t n = strlen(v);
+
+	if (n == 0 || n > 128)
+		return resp_invalid(req, "transactionId", "must be 1 to 128 printable characters");
+	for (size_t i = 0; i < n; i++)
+		if ((unsigned char)v[i] < 0x21 || (unsigned char)v[i] > 0x7e)
+			return resp_invalid(req, "transactionId",
+			    "must be 1 to 128 printable characters");
+	if (ids_parse(v, "Transaction", 0, id) < 0)
+		id[0] = '\0';	/* opaque and not ours: not found */
+	return 0;
+}
+
+int
+h_transactions_get(struct req *req)
+{
+	char id[37];
+	struct txn t;
+	struct db *db;
+	int rc;
+
+	if (transaction_id_or_reply(req, id) < 0)
+		return -1;
+	if (id[0] == '\0')
+		return resp_error(req, 404, "TRANSACTION_NOT_FOUND", "No such transaction.", NULL);
+	if ((db = req_db_or_reply(req)) == NULL)
+		return -1;
+	rc = db_txn_get(db, req->platform_id, id, &t);
+	if (rc == DB_NOT_FOUND)
+		return resp_error(req, 404, "TRANSACTION_NOT_FOUND", "No such transaction.", NULL);
+	if (rc != DB_OK)
+		return req_db_fail(req, rc);
+	resp_json(req, 200, json_transaction(&t));
+	txn_free(&t);
+	return 0;
+}
+
+int
+h_transactions_list(struct req *req)
+{
+	static const struct list_filter filters[] = {
+		{ "customerId", LF_ID, NULL, "Customer" },
+		{ "platformCustomerId", LF_STRING, NULL, NULL },
+		{ "type", LF_ENUM, types, NULL },
+		{ "status", LF_ENUM, statuses, NULL },
+		{ NULL, 0, NULL, NULL }
+	};
+	const char *vals[4], *v;
+	char ids[4][37], start[32], end[32];
+	struct txn_filter f;
+	int64_t limit, cursor, total;
+	struct txn *list;
+	size_t n;
+	json_object *data;
+	struct db *db;
+	int rc, k;
+
+	if (list_params_or_reply(req, 20, 100, &limit, &cursor) < 0 ||
+	    list_filters_or_reply(req, filters, vals, ids) < 0)
+		return -1;
+	memset(&f, 0, sizeof(f));
+	f.customer_id = vals[0];
+	f.platform_customer_id = vals[1];
+	f.type = vals[2];
+	f.status = vals[3];
+	if ((k = http_query_get(req, "startDate", &v)) < 0)
+		return resp_invalid(req, "startDate", "must be given at most once");
+	if (k == 1) {
+		if (valid_datetime_param(v, 0, start) < 0)
+			return resp_invalid(req, "startDate",
+			    "must be a date (YYYY-MM-DD) or a UTC date-time (YYYY-MM-DDTHH:MM:SS[.sss]Z)");
+		f.start = start;
+	}
+	if ((k = http_query_get(req, "endDate", &v)) < 0)
+		return resp_invalid(req, "endDate", "must be given at most once");
+	if (k == 1) {
+		if (valid_datetime_param(v, 1, end) < 0)
+			return resp_invalid(req, "endDate",
+			    "must be a date (YYYY-MM-DD) or a UTC date-time (YYYY-MM-DDTHH:MM:SS[.sss]Z)");
+		f.end = end;
+	}
+	if ((db = req_db_or_reply(req)) == NULL)
+		return -1;
+	if ((rc = db_txn_list(db, req->platform_id, &f, limit, cursor, &list, &n,
+	    &total)) != DB_OK)
+		return req_db_fail(req, rc);
+	data = json_object_new_array_ext((int)n);
+	for (size_t i = 0; i < n; i++)
+		json_object_array_add(data, json_transaction(&list[i]));
+	txn_list_free(list, n);
+	resp_json(req, 200, list_envelope(data, cursor, total, LIST_END_NULL));
+	return 0;
+}

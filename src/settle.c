@@ -1,0 +1,111 @@
+/*
+ * settle.c: settlement of same-currency transfers by the sandbox bank.
+ * The outcome was fixed when the transfer was made, from the external
+ * account number's last three digits: 002 fails, 005 (payouts only)
+ * completes and is then returned, anything else completes.
+ *
+ *   transfer-in   COMPLETES: SANDBOX -> customer, COMPLETED
+ *                 FAILS:     nothing moves, FAILED
+ *   transfer-out  COMPLETES: IN_TRANSIT -> SANDBOX, COMPLETED
+ *                 FAILS:     IN_TRANSIT -> customer, FAILED
+ *                 RETURNS:   as COMPLETES, then later SANDBOX -> customer,
+ *                            REFUNDED (settledAt kept)
+ */
+#include "config.h"
+
+#include <string.h>
+
+#include "xborder/db.h"
+#include "xborder/db_ledger.h"
+#include "xborder/db_transactions.h"
+#include "xborder/ids.h"
+#include "xborder/settle.h"
+#include "xborder/util.h"
+
+/* Moves amount between a system account of kind and the customer account. */
+static int
+post(struct db *db, const struct txn *t, const char *kind, int to_customer,
+    const char *memo)
+{
+	struct posting_set s = { .n = 0 };
+	char sys[UUID_LEN + 1];
+	int rc;
+
+	if ((rc = db_account_system(db, t->platform_id, kind, t->currency, sys)) != DB_OK)
+		return rc;
+	if (ledger_move(&s, to_customer ? sys : t->internal_account_id,
+	    to_customer ? t->internal_account_id : sys, t->currency, t->amount) < 0)
+		return DB_CONFLICT;
+	return db_ledger_apply(db, memo, &s, NULL);
+}
+
+/* Moves the payout from in-transit to the outside world. */
+static int
+pay_out(struct db *db, const struct txn *t)
+{
+	struct posting_set s = { .n = 0 };
+	char transit[UUID_LEN + 1], sandbox[UUID_LEN + 1];
+	int rc;
+
+	if ((rc = db_account_system(db, t->platform_id, ACCT_IN_TRANSIT, t->currency,
+	    transit)) != DB_OK ||
+	    (rc = db_account_system(db, t->platform_id, ACCT_SANDBOX, t->currency,
+	    sandbox)) != DB_OK)
+		return rc;
+	if (ledger_move(&s, transit, sandbox, t->currency, t->amount) < 0)
+		return DB_CONFLICT;
+	return db_ledger_apply(db, "payout_settled", &s, NULL);
+}
+
+static int
+settle(struct db *db, const struct txn *t)
+{
+	int fails = strcmp(t->outcome, "FAILS") == 0, rc;
+
+	if (strcmp(t->kind, "TRANSFER_IN") == 0) {
+		if (fails)
+			return db_txn_set_status(db, t->id, "FAILED", 0);
+		if ((rc = post(db, t, ACCT_SANDBOX, 1, "transfer_in_settled")) != DB_OK)
+			return rc;
+		return db_txn_set_status(db, t->id, "COMPLETED", 1);
+	}
+	if (strcmp(t->kind, "TRANSFER_OUT") == 0) {
+		if (fails) {
+			if ((rc = post(db, t, ACCT_IN_TRANSIT, 1, "payout_failed")) != DB_OK)
+				return rc;
+			return db_txn_set_status(db, t->id, "FAILED", 0);
+		}
+		if ((rc = pay_out(db, t)) != DB_OK ||
+		    (rc = db_txn_set_status(db, t->id, "COMPLETED", 1)) != DB_OK)
+			return rc;
+		if (strcmp(t->outcome, "RETURNS") == 0)
+			return db_job_add(db, "refund", t->id, t->platform_id, REFUND_DELAY_MS);
+		return DB_OK;
+	}
+	log_msg(LOG_LVL_WARN, NULL, "settle: transaction %s of kind %s has no settlement",
+	    t->id, t->kind);
+	return DB_OK;
+}
+
+int
+settle_run(struct db *db, const struct job *job, void *arg)
+{
+	struct txn t;
+	int rc;
+
+	(void)arg;
+	rc = db_txn_lock(db, job->platform_id, job->ref_id, &t);
+	if (rc == DB_NOT_FOUND)
+		return DB_OK;	/* nothing left to do */
+	if (rc != DB_OK)
+		return rc;
+	if (strcmp(job->kind, "settle") == 0 && strcmp(t.status, "PENDING") == 0)
+		rc = settle(db, &t);
+	else if (strcmp(job->kind, "refund") == 0 && strcmp(t.status, "COMPLETED") == 0) {
+		rc = post(db, &t, ACCT_SANDBOX, 1, "payout_returned");
+		if (rc == DB_OK)
+			rc = db_txn_set_status(db, t.id, "REFUNDED", 1);
+	}
+	txn_free(&t);
+	return rc;
+}

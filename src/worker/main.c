@@ -1,0 +1,136 @@
+/*
+ * xborder-worker: the background worker.  It claims due jobs from the
+ * jobs table (SELECT ... FOR UPDATE SKIP LOCKED, so any number of copies
+ * can run side by side), runs each inside one database transaction and
+ * marks it done in that same transaction.  A job that fails is retried
+ * with backoff.  SIGTERM or SIGINT: the current job finishes, then the
+ * worker exits.  It also purges expired idempotency records.
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#ifdef HAVE_LIBSYSTEMD
+#include <systemd/sd-daemon.h>
+#endif
+
+#include "xborder/conf.h"
+#include "xborder/db.h"
+#include "xborder/db_transactions.h"
+#include "xborder/settle.h"
+#include "xborder/util.h"
+
+#define IDLE_SLEEP_MS 100
+#define PURGE_EVERY_MS 60000
+
+static volatile sig_atomic_t stop;
+
+static void
+on_signal(int sig)
+{
+	(void)sig;
+	stop = 1;
+}
+
+static void
+sleep_ms(int64_t ms)
+{
+	struct timespec ts = { (time_t)(ms / 1000), (long)(ms % 1000) * 1000000L };
+
+	/* A signal cuts the sleep short, which is what a stop wants. */
+	nanosleep(&ts, NULL);
+}
+
+static void
+usage(void)
+{
+	fprintf(stderr, "usage: xborder-worker -c config\n");
+	exit(2);
+}
+
+int
+main(int argc, char *argv[])
+{
+	struct conf conf;
+	struct sigaction sa;
+	const char *path = NULL;
+	char err[1024];
+	int64_t last_purge = 0, backoff = IDLE_SLEEP_MS;
+	uint64_t done = 0;
+	int ch;
+
+	while ((ch = getopt(argc, argv, "c:")) != -1) {
+		if (ch == 'c')
+			path = optarg;
+		else
+			usage();
+	}
+	if (path == NULL || optind != argc)
+		usage();
+	if (conf_load(&conf, path, err, sizeof(err)) < 0) {
+		fprintf(stderr, "xborder-worker: %s\n", err);
+		return 1;
+	}
+	log_set_level(conf.log_level);
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_signal;
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGTERM, &sa, NULL);
+	sigaction(SIGINT, &sa, NULL);
+	sa.sa_handler = SIG_IGN;
+	sigaction(SIGPIPE, &sa, NULL);
+	sigaction(SIGHUP, &sa, NULL);
+	log_msg(LOG_LVL_INFO, NULL, "xborder-worker %s started", PACKAGE_VERSION);
+#ifdef HAVE_LIBSYSTEMD
+	sd_notify(0, "READY=1");
+#endif
+	while (!stop) {
+		struct db *db = db_handle(&conf);
+		int rc;
+
+		if (db == NULL) {
+			/* The database is away: wait, longer each time, up to 5 s. */
+			sleep_ms(backoff);
+			backoff = backoff < 5000 ? backoff * 2 : 5000;
+			continue;
+		}
+		backoff = IDLE_SLEEP_MS;
+		err[0] = '\0';
+		rc = db_job_run_one(db, settle_run, NULL, err, sizeof(err));
+		if (err[0] != '\0')
+			log_msg(LOG_LVL_WARN, NULL, "%s", err);
+		if (rc < 0) {
+			log_msg(LOG_LVL_ERROR, NULL, "job loop: database failure %d", rc);
+			db_handle_reset();
+			sleep_ms(IDLE_SLEEP_MS);
+			continue;
+		}
+		if (rc > 0) {
+			done++;
+			continue;	/* more may be due: no sleep */
+		}
+		if (now_ms() - last_purge > PURGE_EVERY_MS) {
+			uint64_t n = 0;
+
+			if (db_idem_purge(db, &n) == DB_OK && n > 0)
+				log_msg(LOG_LVL_INFO, NULL, "purged %llu expired idempotency keys",
+				    (unsigned long long)n);
+			last_purge = now_ms();
+		}
+		sleep_ms(IDLE_SLEEP_MS);
+	}
+#ifdef HAVE_LIBSYSTEMD
+	sd_notify(0, "STOPPING=1");
+#endif
+	log_msg(LOG_LVL_INFO, NULL, "xborder-worker stopped after %llu jobs (%llu retried transactions)",
+	    (unsigned long long)done, (unsigned long long)db_retries());
+	db_handle_reset();
+	conf_free(&conf);
+	return 0;
+}
