@@ -37,6 +37,10 @@ struct db {
 };
 
 static struct db *process_db;
+static int64_t process_db_used_ms;
+
+/* After this long unused, a connection is checked before it is lent out. */
+#define IDLE_CHECK_MS 2000
 
 struct db *
 db_open(const struct conf *c, char *err, size_t errlen)
@@ -86,6 +90,15 @@ db_handle(const struct conf *c)
 
 	if (process_db != NULL && process_db->broken)
 		db_handle_reset();
+	/*
+	 * A connection that sat idle may have been closed by a server restart
+	 * or wait_timeout; find out now, with one round trip, rather than
+	 * failing the request that happens to come first.
+	 */
+	if (process_db != NULL && now_ms() - process_db_used_ms > IDLE_CHECK_MS &&
+	    db_ping(process_db) != DB_OK)
+		db_handle_reset();
+	process_db_used_ms = now_ms();
 	if (process_db == NULL) {
 		process_db = db_open(c, err, sizeof(err));
 		if (process_db == NULL)
