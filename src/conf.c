@@ -17,6 +17,9 @@
 #ifndef XB_SCHEMA_DIR
 #define XB_SCHEMA_DIR "/usr/local/share/xborder/schema"
 #endif
+#ifndef XB_OPENAPI_FILE
+#define XB_OPENAPI_FILE "/usr/local/share/xborder/openapi.json"
+#endif
 
 enum ctype { C_HEXKEY, C_STR, C_STR_OPT, C_UINT, C_U64, C_U32, C_OCTAL, C_BOOL, C_LEVEL, C_BASE, C_I64 };
 
@@ -48,6 +51,7 @@ static const struct ckey keys[] = {
 	{ "webhook_allow_private", C_BOOL, OFF(webhook_allow_private), 0, 0 },
 	{ "review_window",	C_I64, OFF(review_window), 1, UINT64_C(315360000) },
 	{ "schema_dir",		C_STR, OFF(schema_dir), 0, 0 },
+	{ "openapi_file",	C_STR, OFF(openapi_file), 0, 0 },
 	{ "fingerprint_key",	C_HEXKEY, OFF(fingerprint_key), 0, 0 },
 };
 
@@ -73,6 +77,7 @@ conf_defaults(struct conf *c)
 	c->webhook_allow_private = 0;
 	c->review_window = 604800;
 	c->schema_dir = xstrdup(XB_SCHEMA_DIR);
+	c->openapi_file = xstrdup(XB_OPENAPI_FILE);
 }
 
 void
@@ -86,6 +91,7 @@ conf_free(struct conf *c)
 	free(c->listen);
 	free(c->base_path);
 	free(c->schema_dir);
+	free(c->openapi_file);
 	memset(c, 0, sizeof(*c));
 }
 

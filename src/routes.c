@@ -12,6 +12,7 @@
 
 const struct route_def routes[] = {
 	{ M_GET,	"/healthz", h_health_get, PERM_PUBLIC, 0 },
+	{ M_GET,	"/openapi.json", h_openapi_get, PERM_PUBLIC, 0 },
 	{ M_POST,	"/tokens", h_tokens_create, PERM_MANAGE, RF_BODY },
 	{ M_GET,	"/tokens", h_tokens_list, PERM_VIEW, 0 },
 	{ M_GET,	"/tokens/{tokenId}", h_tokens_get, PERM_VIEW, 0 },

@@ -28,6 +28,7 @@ struct conf {
 	int		 webhook_allow_private;
 	int64_t		 review_window;	/* seconds */
 	char		*schema_dir;
+	char		*openapi_file;	/* served as GET /openapi.json */
 	unsigned char	 fingerprint_key[32];	/* keyed hash of account numbers */
 	int		 has_fingerprint_key;
 };

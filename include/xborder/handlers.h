@@ -21,6 +21,7 @@ extern const struct route_def routes[];
 extern const size_t nroutes;
 
 int h_health_get(struct req *req);
+int h_openapi_get(struct req *req);
 
 int h_tokens_create(struct req *req);
 int h_tokens_list(struct req *req);
