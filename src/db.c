@@ -351,6 +351,20 @@ db_exec_once(struct db *db, const char *sql)
 	return rc;
 }
 
+int
+db_page(struct db *db, const char *count_sql, const char *page_sql,
+    const struct db_val *args, size_t nargs, struct db_rows *rows, int64_t *total)
+{
+	int rc;
+
+	memset(rows, 0, sizeof(*rows));
+	if ((rc = db_query(db, count_sql, args, nargs - 2, rows)) != DB_OK)
+		return rc;
+	*total = db_cell_i64(rows, 0, 0);
+	db_rows_free(rows);
+	return db_query(db, page_sql, args, nargs, rows);
+}
+
 const char *
 db_cell(const struct db_rows *r, size_t row, size_t col)
 {

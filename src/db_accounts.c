@@ -53,11 +53,7 @@ db_internal_list(struct db *db, const char *platform, const char *kind,
 
 	*out = NULL;
 	*n = 0;
-	if ((rc = db_query(db, count, a, NARGS(a) - 2, &r)) != DB_OK)
-		return rc;
-	*total = db_cell_i64(&r, 0, 0);
-	db_rows_free(&r);
-	if ((rc = db_query(db, sql, a, NARGS(a), &r)) != DB_OK)
+	if ((rc = db_page(db, count, sql, a, NARGS(a), &r, total)) != DB_OK)
 		return rc;
 	*out = xcalloc(r.nrows, sizeof(**out));
 	for (size_t i = 0; i < r.nrows; i++)
@@ -321,11 +317,7 @@ db_external_list(struct db *db, const char *platform, const char *customer,
 
 	*out = NULL;
 	*n = 0;
-	if ((rc = db_query(db, count, a, NARGS(a) - 2, &r)) != DB_OK)
-		return rc;
-	*total = db_cell_i64(&r, 0, 0);
-	db_rows_free(&r);
-	if ((rc = db_query(db, sql, a, NARGS(a), &r)) != DB_OK)
+	if ((rc = db_page(db, count, sql, a, NARGS(a), &r, total)) != DB_OK)
 		return rc;
 	*out = xcalloc(r.nrows, sizeof(**out));
 	for (size_t i = 0; i < r.nrows; i++)

@@ -303,11 +303,7 @@ db_customer_list(struct db *db, const char *platform, const struct customer_filt
 
 	*out = NULL;
 	*n = 0;
-	if ((rc = db_query(db, count, a, NARGS(a) - 2, &r)) != DB_OK)
-		return rc;
-	*total = db_cell_i64(&r, 0, 0);
-	db_rows_free(&r);
-	if ((rc = db_query(db, sql, a, NARGS(a), &r)) != DB_OK)
+	if ((rc = db_page(db, count, sql, a, NARGS(a), &r, total)) != DB_OK)
 		return rc;
 	*out = xcalloc(r.nrows, sizeof(**out));
 	for (size_t i = 0; i < r.nrows; i++)

@@ -77,6 +77,14 @@ int db_exec_once(struct db *db, const char *sql);
 int db_query(struct db *db, const char *sql, const struct db_val *args,
     size_t nargs, struct db_rows *out);
 
+/*
+ * One page of a list: runs count_sql with all args but the last two (the
+ * filters) into *total, then page_sql with all of them (the filters, then
+ * LIMIT and OFFSET) into rows.
+ */
+int db_page(struct db *db, const char *count_sql, const char *page_sql,
+    const struct db_val *args, size_t nargs, struct db_rows *rows, int64_t *total);
+
 /* Returns cell (row, col), NULL for SQL NULL. */
 const char *db_cell(const struct db_rows *r, size_t row, size_t col);
 
