@@ -93,6 +93,7 @@ get_locked(struct db *db, const char *platform, const char *id, struct customer 
 	struct db_rows r;
 	int rc;
 
+	memset(out, 0, sizeof(*out));
 	if ((rc = db_query(db, lock ? sql_lock : sql, a, NARGS(a), &r)) != DB_OK)
 		return rc;
 	if (r.nrows == 0) {
@@ -226,6 +227,7 @@ db_customer_update(struct db *db, const char *platform, const char *id,
 	struct update_args u = { platform, id, f };
 	int rc;
 
+	memset(out, 0, sizeof(*out));
 	*conflict = CONFLICT_NONE;
 	rc = db_transact(db, update_tx, &u);
 	if (rc == DB_DUPLICATE)

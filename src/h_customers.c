@@ -182,8 +182,7 @@ h_customers_get(struct req *req)
 		return -1;
 	rc = db_customer_get(db, req->platform_id, id, &c);
 	if (rc != DB_OK) {
-		if (rc == DB_GONE)
-			customer_free(&c);
+		customer_free(&c);	/* filled when the customer is gone */
 		return customer_fail(req, rc);
 	}
 	resp_json(req, 200, json_customer(&c));
@@ -206,6 +205,8 @@ update(struct req *req, const struct customer_fields *f)
 	if ((db = req_db_or_reply(req)) == NULL)
 		return -1;
 	rc = db_customer_update(db, req->platform_id, id, f, &c, &conflict);
+	if (rc != DB_OK)
+		customer_free(&c);	/* filled when the customer is gone */
 	if (rc == DB_DUPLICATE)
 		return conflict_reply(req, conflict);
 	if (rc != DB_OK)
