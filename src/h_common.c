@@ -19,6 +19,18 @@
 #include "xborder/valid.h"
 
 int
+query_or_reply(struct req *req, const char *name, const char **value)
+{
+	int n = http_query_get(req, name, value);
+
+	if (n == -1)
+		return resp_invalid(req, name, "must be given at most once");
+	if (n == -2)
+		return resp_invalid(req, name, "must be validly percent-encoded, without NUL");
+	return n;
+}
+
+int
 list_params_or_reply(struct req *req, int64_t def, int64_t max,
     int64_t *limit, int64_t *cursor)
 {
@@ -28,14 +40,14 @@ list_params_or_reply(struct req *req, int64_t def, int64_t max,
 
 	*limit = def;
 	*cursor = 0;
-	if ((n = http_query_get(req, "limit", &v)) < 0)
-		return resp_invalid(req, "limit", "must be given at most once");
+	if ((n = query_or_reply(req, "limit", &v)) < 0)
+		return -1;
 	if (n == 1 && valid_uint_param(v, 1, max, limit) < 0) {
 		snprintf(rule, sizeof(rule), "must be an integer from 1 to %" PRId64, max);
 		return resp_invalid(req, "limit", rule);
 	}
-	if ((n = http_query_get(req, "cursor", &v)) < 0)
-		return resp_invalid(req, "cursor", "must be given at most once");
+	if ((n = query_or_reply(req, "cursor", &v)) < 0)
+		return -1;
 	if (n == 1 && valid_uint_param(v, 0, INT64_MAX, cursor) < 0)
 		return resp_invalid(req, "cursor", "must be a non-negative integer offset");
 	return 0;
@@ -119,11 +131,11 @@ list_filters_or_reply(struct req *req, const struct list_filter *f,
 
 	for (size_t i = 0; f[i].name != NULL; i++) {
 		const char *v = NULL;
-		int n = http_query_get(req, f[i].name, &v);
+		int n = query_or_reply(req, f[i].name, &v);
 
 		vals[i] = NULL;
 		if (n < 0)
-			return resp_invalid(req, f[i].name, "must be given at most once");
+			return -1;
 		if (n == 0)
 			continue;
 		switch (f[i].kind) {

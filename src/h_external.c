@@ -186,8 +186,8 @@ h_external_delete(struct req *req)
 
 	if (ids_parse(req_param(req, 0), "ExternalAccount", 0, id) < 0)
 		return resp_invalid(req, "accountId", "must be ExternalAccount:<uuid>");
-	if ((n = http_query_get(req, "customerId", &cv)) < 0)
-		return resp_invalid(req, "customerId", "must be given at most once");
+	if ((n = query_or_reply(req, "customerId", &cv)) < 0)
+		return -1;
 	if (n == 0)
 		return resp_invalid(req, "customerId", "is required");
 	if (customer_id_or_reply(req, cv, "customerId", customer) < 0)

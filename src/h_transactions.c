@@ -134,16 +134,16 @@ h_transactions_list(struct req *req)
 	f.platform_customer_id = vals[1];
 	f.type = vals[2];
 	f.status = vals[3];
-	if ((k = http_query_get(req, "startDate", &v)) < 0)
-		return resp_invalid(req, "startDate", "must be given at most once");
+	if ((k = query_or_reply(req, "startDate", &v)) < 0)
+		return -1;
 	if (k == 1) {
 		if (valid_datetime_param(v, 0, start) < 0)
 			return resp_invalid(req, "startDate",
 			    "must be a date (YYYY-MM-DD) or a UTC date-time (YYYY-MM-DDTHH:MM:SS[.sss]Z)");
 		f.start = start;
 	}
-	if ((k = http_query_get(req, "endDate", &v)) < 0)
-		return resp_invalid(req, "endDate", "must be given at most once");
+	if ((k = query_or_reply(req, "endDate", &v)) < 0)
+		return -1;
 	if (k == 1) {
 		if (valid_datetime_param(v, 1, end) < 0)
 			return resp_invalid(req, "endDate",

@@ -66,12 +66,8 @@ http_parse(struct req *req)
 		plen -= blen;
 	}
 	req->path = plen ? xstrndup(uri, plen) : xstrdup("/");
-	if (q != NULL && http_query_parse(q + 1, &req->query, &req->nquery) < 0) {
-		req->query = NULL;
-		req->nquery = 0;
-		/* A malformed query is kept as unparsable: lists answer 400. */
-		return 0;
-	}
+	if (q != NULL)
+		http_query_parse(q + 1, &req->query, &req->nquery);
 	return 0;
 }
 
@@ -94,18 +90,21 @@ http_query_parse(const char *qs, struct query_param **out, size_t *np)
 		}
 		name = router_decode(qs, eq ? (size_t)(eq - qs) : len, 1);
 		value = eq ? router_decode(eq + 1, len - (size_t)(eq - qs) - 1, 1) : xstrdup("");
-		if (name == NULL || value == NULL) {
-			free(name);
+		qs += len;
+		if (*qs == '&')
+			qs++;
+		/*
+		 * A parameter whose name cannot be decoded is not one we know
+		 * (ignored); one whose value cannot be decoded is kept with a
+		 * NULL value, so that the operation reading it answers 400.
+		 */
+		if (name == NULL) {
 			free(value);
-			http_query_free(q, n);
-			return -1;
+			continue;
 		}
 		q = xrealloc(q, (n + 1) * sizeof(*q));
 		q[n].name = name;
 		q[n++].value = value;
-		qs += len;
-		if (*qs == '&')
-			qs++;
 	}
 	*out = q;
 	*np = n;
@@ -131,6 +130,8 @@ http_query_get(const struct req *req, const char *name, const char **value)
 		if (strcmp(req->query[i].name, name) == 0) {
 			if (found)
 				return -1;
+			if (req->query[i].value == NULL)
+				return -2;
 			*value = req->query[i].value;
 			found = 1;
 		}

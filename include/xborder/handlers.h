@@ -61,6 +61,13 @@ int h_transactions_list(struct req *req);
 
 /* Shared helpers (h_common.c). */
 
+/*
+ * Reads query parameter name: 0 when absent, 1 with *value (borrowed) when
+ * given once; answers 400 naming it and returns -1 when it is repeated or
+ * not validly percent-encoded.
+ */
+int query_or_reply(struct req *req, const char *name, const char **value);
+
 /* Where a list ends: nextCursor is null, or "" for external accounts. */
 enum list_end { LIST_END_NULL, LIST_END_EMPTY };
 

@@ -22,7 +22,9 @@ int http_parse(struct req *req);
 
 /*
  * Splits a query string into decoded name/value pairs (caller frees with
- * http_query_free).  Returns 0, or -1 for a malformed escape.
+ * http_query_free).  A pair whose name has a malformed escape (or an
+ * encoded NUL) is dropped; one whose value has one keeps a NULL value.
+ * Returns 0.
  */
 int http_query_parse(const char *qs, struct query_param **out, size_t *n);
 
@@ -31,7 +33,8 @@ void http_query_free(struct query_param *q, size_t n);
 
 /*
  * Looks a query parameter up: returns 0 when absent, 1 with *value set
- * (borrowed) when given once, -1 when given more than once.
+ * (borrowed) when given once, -1 when given more than once, -2 when its
+ * value is not validly percent-encoded.
  */
 int http_query_get(const struct req *req, const char *name, const char **value);
 

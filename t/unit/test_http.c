@@ -39,11 +39,18 @@ Test(http, query_duplicate)
 
 Test(http, query_malformed_escape)
 {
-	struct query_param *q;
-	size_t n;
+	struct req req;
+	const char *v = NULL;
 
-	cr_assert_eq(http_query_parse("a=%zz", &q, &n), -1);
-	cr_assert_eq(http_query_parse("a=%00", &q, &n), -1);
+	memset(&req, 0, sizeof(req));
+	/* A bad value is kept as malformed; a bad name is dropped; others survive. */
+	cr_assert_eq(http_query_parse("a=%zz&b=%00&c%zz=1&limit=1", &req.query, &req.nquery), 0);
+	cr_assert_eq(req.nquery, 3);
+	cr_assert_eq(http_query_get(&req, "a", &v), -2);
+	cr_assert_eq(http_query_get(&req, "b", &v), -2);
+	cr_assert_eq(http_query_get(&req, "limit", &v), 1);
+	cr_assert_str_eq(v, "1");
+	http_query_free(req.query, req.nquery);
 }
 
 Test(http, json_media_type)

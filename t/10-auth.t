@@ -1,0 +1,156 @@
+#!/usr/bin/env bash
+# 10-auth.t - Basic authentication (401), throttling of repeated failures
+# (429) and permissions (403).
+. "$(dirname "${BASH_SOURCE[0]}")/lib/api.sh"
+no_plan
+
+# A token of our own for the wrong-secret cases, so the root token never
+# collects failures (they would throttle it for the other suites).
+create_token "$(uniq_name t10-a)" '["view"]'
+a_id=$TOK_CLIENT_ID a_secret=$TOK_SECRET
+
+api --as "$a_id" "$a_secret" GET /config
+is_status 200 "token A works"
+
+# --- 401 for every kind of bad credentials -------------------------------
+bodies=()
+# unauth_case DESCRIPTION API_OPTIONS...: GET /config must be a 401.
+unauth_case() {
+    local what=$1
+    shift
+    api "$@" GET /config
+    is_error 401 UNAUTHORIZED "GET /config, $what"
+    is_header WWW-Authenticate 'Basic realm="xborder"' "GET /config, $what: WWW-Authenticate"
+    jis .details '{}' "GET /config, $what: empty details"
+    bodies+=("$(jq -cS . <<<"$BODY" 2>/dev/null)")
+}
+
+unauth_case "no Authorization header" --noauth
+unauth_case "Bearer scheme" --authz "Bearer $(b64 "$a_id:$a_secret")"
+unauth_case "Digest scheme" --authz 'Digest username="x", realm="xborder"'
+unauth_case "Basic without credentials" --authz 'Basic'
+unauth_case "Basic with an empty value" --authz 'Basic '
+unauth_case "bad base64" --authz 'Basic !!!not*base64###'
+unauth_case "base64 without a colon" --authz "Basic $(b64 "$a_id$a_secret")"
+unauth_case "empty user and password" --authz "Basic $(b64 ':')"
+unauth_case "empty password" --authz "Basic $(b64 "$a_id:")"
+unauth_case "unknown clientId" --as "$(uuid4)" "$a_secret"
+unauth_case "clientId that is not a UUID" --as admin admin
+unauth_case "Token:<id> as user name" --as "Token:$a_id" "$a_secret"
+unauth_case "wrong secret" --as "$a_id" "${a_secret%?}x"
+unauth_case "secret with an extra character" --as "$a_id" "${a_secret}A"
+
+same=1
+for b in "${bodies[@]}"; do
+    [[ $b == "${bodies[0]}" ]] || same=0
+done
+ok "$same" "the 401 body is identical in every case"
+((same)) || diag "bodies: $(printf '%s\n' "${bodies[@]}")"
+
+for req in "GET /tokens" "POST /tokens" "GET /sandbox/lightning-execution-profile" \
+    "PATCH /sandbox/lightning-execution-profile" "PATCH /config" "DELETE /tokens/Token:$a_id"; do
+    api --noauth ${req%% *} "${req#* }" "$([[ $req == P* ]] && echo '{}')"
+    is_error 401 UNAUTHORIZED "$req without credentials"
+    is_header WWW-Authenticate 'Basic realm="xborder"' "$req without credentials: WWW-Authenticate"
+done
+
+api --as "$a_id" "$a_secret" GET /config
+is_status 200 "token A still works after one wrong secret"
+
+# --- throttling ------------------------------------------------------------
+create_token "$(uniq_name t10-throttled)" '["view"]'
+b_id=$TOK_CLIENT_ID b_secret=$TOK_SECRET
+create_token "$(uniq_name t10-bystander)" '["view"]'
+c_id=$TOK_CLIENT_ID c_secret=$TOK_SECRET
+
+statuses=()
+for i in 1 2 3 4 5 6 7 8 9 10; do
+    api --as "$b_id" "wrong-secret-$i" GET /config
+    statuses+=("$STATUS")
+done
+is "${statuses[*]}" "401 401 401 401 401 401 401 401 401 401" "10 wrong secrets: 401 each"
+
+api --as "$b_id" "$b_secret" GET /config
+is_error 429 RATE_LIMITED "11th attempt, with the right secret"
+like "$(header Retry-After)" '^[1-9][0-9]*$' "429 carries Retry-After in seconds"
+ra=$(header Retry-After)
+ok "$([[ $ra =~ ^[0-9]+$ ]] && ((ra <= 60)) && echo 1)" "Retry-After is at most 60"
+
+api --as "$b_id" "wrong-again" GET /config
+is_error 429 RATE_LIMITED "12th attempt, wrong secret"
+
+api --as "$b_id" "$b_secret" GET /nope
+is_error 404 NOT_FOUND "throttled token, unknown path: 404 (routing first)"
+api --as "$b_id" "$b_secret" PUT /config '{}'
+is_error 405 METHOD_NOT_ALLOWED "throttled token, PUT /config: 405 (routing first)"
+
+api --as "$c_id" "$c_secret" GET /config
+is_status 200 "another token is not throttled"
+api GET /config
+is_status 200 "the root token is not throttled"
+api --as "$(uuid4)" "$b_secret" GET /config
+is_error 401 UNAUTHORIZED "unknown clientId is still 401, not 429"
+
+# --- permissions -------------------------------------------------------------
+create_token "$(uniq_name t10-view)" '["view"]'
+v_id=$TOK_CLIENT_ID v_secret=$TOK_SECRET
+jis .accessLevel '"view_only"' "view token: accessLevel view_only"
+create_token "$(uniq_name t10-manage)" '["manage"]'
+m_id=$TOK_CLIENT_ID m_secret=$TOK_SECRET m_tok=$TOK_ID
+jis .accessLevel '"management"' "manage token: accessLevel management"
+
+for p in /config /tokens "/tokens/Token:$v_id" "/tokens/$m_tok" /sandbox/lightning-execution-profile; do
+    api --as "$v_id" "$v_secret" GET "$p"
+    is_status 200 "view token: GET $p"
+done
+for p in /config /tokens "/tokens/Token:$m_id" /sandbox/lightning-execution-profile; do
+    api --as "$m_id" "$m_secret" GET "$p"
+    is_status 200 "manage-only token: GET $p"
+done
+
+# forbidden DESCRIPTION METHOD PATH [BODY] [api options...]: 403 manage required.
+forbidden() {
+    local what=$1 method=$2 path=$3 body=${4:-}
+    shift 4 2>/dev/null || shift $#
+    api --as "$v_id" "$v_secret" "$@" "$method" "$path" "$body"
+    is_error 403 FORBIDDEN "view token: $what"
+    jis .details.requiredAccessLevel '"manage"' "view token: $what: details.requiredAccessLevel manage"
+}
+
+forbidden "POST /tokens" POST /tokens "{\"name\":\"$(uniq_name t10-no)\",\"permissions\":[\"view\"]}"
+forbidden "POST /tokens with an invalid body (403 before 400)" POST /tokens '{"foo":1}'
+forbidden "POST /tokens with text/plain (403 before 415)" POST /tokens '{}' --ctype text/plain
+forbidden "PATCH /config" PATCH /config '{}'
+{ printf '{'; head -c 100000 /dev/zero | tr '\0' ' '; printf '}'; } >"$_API_TMP/100k"
+api --as "$v_id" "$v_secret" --file "$_API_TMP/100k" PATCH /config
+is_error 403 FORBIDDEN "view token: PATCH /config with a 100 kB body (403 before 413)"
+forbidden "PATCH /config with malformed JSON (403 before 400)" PATCH /config '{"a":'
+forbidden "DELETE /tokens/{unknown} (403 before 404)" DELETE "/tokens/Token:$(uuid4)"
+forbidden "DELETE the root token (403 before 409)" DELETE "/tokens/Token:$XB_CLIENT_ID"
+forbidden "PATCH /config with a change" PATCH /config '{"webhookEndpoint":"https://example.com/forbidden"}'
+forbidden "DELETE /tokens/x (403 before 400)" DELETE /tokens/x
+forbidden "DELETE /tokens/{manage token}" DELETE "/tokens/$m_tok"
+forbidden "DELETE /tokens/{itself}" DELETE "/tokens/Token:$v_id"
+forbidden "PATCH /sandbox/lightning-execution-profile" PATCH /sandbox/lightning-execution-profile '{}'
+forbidden "PATCH /sandbox/lightning-execution-profile with a change" PATCH /sandbox/lightning-execution-profile '{"btcFiatSpreadBps":1}'
+
+api GET "/tokens/$m_tok"
+jis .status '"ACTIVE"' "manage token still ACTIVE after the view token's DELETE"
+api GET /config
+jok '.webhookEndpoint != "https://example.com/forbidden"' "config not changed by the view token"
+
+# The manage-only token can write.
+create_token "$(uniq_name t10-by-manage)" '["view"]' --as "$m_id" "$m_secret"
+if [[ $TOK_ID == Token:* ]]; then
+    api --as "$m_id" "$m_secret" DELETE "/tokens/$TOK_ID"
+    is_status 200 "manage-only token: DELETE /tokens/{id}"
+fi
+
+# Clean up: revoke the tokens made here (the throttled one is revoked with root).
+for t in "$a_id" "$b_id" "$c_id" "$v_id" "$m_id"; do
+    [[ $t =~ $UUID4_RE ]] || continue
+    api DELETE "/tokens/Token:$t"
+    is_status 200 "clean up: revoke Token:$t"
+done
+
+done_testing

@@ -1,0 +1,330 @@
+# t/lib/api.sh - helpers for the API suites t/NN-*.t (TAP over curl + jq).
+#
+# Sources tap.sh and the dev stack's env file ($XB_ENV, default
+# <repo>/.dev/env), which defines XB_BASE_URL, XB_CLIENT_ID,
+# XB_CLIENT_SECRET, XB_PLATFORM_ID, XB_CONF, XB_ROOT, XB_DEV_DIR, XB_CTL.
+#
+# Every HTTP request of every suite goes through api() below (and only
+# there through _api_curl): that single point checks the headers every
+# response must carry and is where response validation belongs.
+#
+#   api [OPTIONS] METHOD PATH [BODY] [EXTRA CURL ARGS...]
+#     BODY        request body ('' = none); sent as application/json
+#     --as ID SECRET   use these Basic credentials for this call
+#     --noauth         send no Authorization header
+#     --authz VALUE    send "Authorization: VALUE" as is
+#     --ctype VALUE    Content-Type of the body ('' = no Content-Type)
+#     --file FILE      raw body bytes from FILE (then no BODY argument)
+#     --nocheck        do not assert the standard response headers (polling)
+#   After the call: $STATUS (HTTP status, 000 when no response), $BODY,
+#   $HEADERS (last header block), `header NAME` (case-insensitive), $REQ.
+#
+# Default credentials: the platform's root token; `use_creds ID SECRET`
+# and `use_root` change the default.
+
+[[ -n ${_API_SH_LOADED:-} ]] && return 0
+_API_SH_LOADED=1
+
+_API_LIB_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+# shellcheck source=tap.sh
+. "$_API_LIB_DIR/tap.sh"
+
+XB_REPO=$(cd "$_API_LIB_DIR/../.." && pwd)
+XB_ENV=${XB_ENV:-$XB_REPO/.dev/env}
+
+if [[ ! -r $XB_ENV ]]; then
+    plan skip_all "no dev stack env file at $XB_ENV (run scripts/dev up)"
+fi
+set -a
+# shellcheck disable=SC1090
+. "$XB_ENV"
+set +a
+for _v in XB_BASE_URL XB_CLIENT_ID XB_CLIENT_SECRET XB_PLATFORM_ID; do
+    [[ -n ${!_v:-} ]] || BAIL_OUT "$XB_ENV does not define $_v"
+done
+unset _v
+XB_BASE_URL=${XB_BASE_URL%/}
+export XB_DEV_DIR
+
+API_VERSION=2026-04-08
+UUID4_RE='^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$'
+TS_RE='^[0-9]{4}-(0[1-9]|1[0-2])-(0[1-9]|[12][0-9]|3[01])T([01][0-9]|2[0-3]):[0-5][0-9]:[0-5][0-9]\.[0-9]{3}Z$'
+SECRET_RE='^[A-Za-z0-9_-]{43}$'
+
+_API_TMP=$(mktemp -d "${TMPDIR:-/tmp}/xb-t.XXXXXX")
+at_exit 'rm -rf "$_API_TMP"'
+
+CRED_ID=$XB_CLIENT_ID
+CRED_SECRET=$XB_CLIENT_SECRET
+
+STATUS=
+BODY=
+HEADERS=
+REQ=
+
+# use_creds ID SECRET: default credentials for later calls.
+use_creds() {
+    CRED_ID=$1
+    CRED_SECRET=$2
+}
+
+# use_root: back to the platform's root token.
+use_root() {
+    use_creds "$XB_CLIENT_ID" "$XB_CLIENT_SECRET"
+}
+
+# uuid4: a random lowercase UUIDv4.
+uuid4() {
+    cat /proc/sys/kernel/random/uuid
+}
+
+# uniq_name PREFIX: a name unique to this run.
+uniq_name() {
+    printf '%s-%s-%s%s' "$1" "$$" "$(date +%s)" "$RANDOM"
+}
+
+# b64 STRING: base64 of STRING without newlines.
+b64() {
+    printf '%s' "$1" | base64 -w0
+}
+
+# header NAME: the value of a response header of the last call (all
+# occurrences joined with ", "); empty when absent.
+header() {
+    local want=${1,,} line name value out= n=0
+    while IFS= read -r line; do
+        [[ $line == *:* ]] || continue
+        name=${line%%:*}
+        [[ ${name,,} == "$want" ]] || continue
+        value=${line#*:}
+        value=${value#"${value%%[![:space:]]*}"}
+        value=${value%"${value##*[![:space:]]}"}
+        if ((n++)); then out+=", $value"; else out=$value; fi
+    done <<<"$HEADERS"
+    printf '%s' "$out"
+}
+
+# _api_curl: the one place that talks HTTP.  Arguments as for api().
+# Sets STATUS, BODY, HEADERS, REQ and the check flag _API_CHECK.
+_api_curl() {
+    local auth=creds id=$CRED_ID secret=$CRED_SECRET authz= ctype=application/json
+    local file= method path body=
+    _API_CHECK=1
+    while [[ ${1:-} == --* ]]; do
+        case $1 in
+            --as) id=$2 secret=$3; auth=creds; shift 3 ;;
+            --noauth) auth=none; shift ;;
+            --authz) authz=$2; auth=raw; shift 2 ;;
+            --ctype) ctype=$2; shift 2 ;;
+            --file) file=$2; shift 2 ;;
+            --nocheck) _API_CHECK=0; shift ;;
+            --) shift; break ;;
+            *) BAIL_OUT "api: unknown option $1" ;;
+        esac
+    done
+    method=$1 path=$2
+    shift 2
+    # With --file there is no BODY argument: the rest are curl arguments.
+    if [[ -z $file ]] && (($#)); then
+        body=$1
+        shift
+        if [[ $body == -* ]]; then
+            BAIL_OUT "api $method $path: body '$body' looks like a curl option (give '' as BODY)"
+        fi
+    fi
+    REQ="$method $path"
+
+    local -a args=(-sS -k -g -X "$method" -o "$_API_TMP/body" -D "$_API_TMP/headers"
+        -w '%{http_code}' --max-time 30 -H 'Expect:')
+    case $auth in
+        creds) args+=(-H "Authorization: Basic $(b64 "$id:$secret")") ;;
+        raw) args+=(-H "Authorization: $authz") ;;
+        none) ;;
+    esac
+    if [[ -n $file ]]; then
+        args+=(--data-binary "@$file")
+    elif [[ -n $body ]]; then
+        printf '%s' "$body" >"$_API_TMP/req"
+        args+=(--data-binary "@$_API_TMP/req")
+    fi
+    if [[ -n $file || -n $body ]]; then
+        if [[ -n $ctype ]]; then
+            args+=(-H "Content-Type: $ctype")
+        else
+            args+=(-H 'Content-Type:')
+        fi
+    elif [[ $ctype != application/json ]]; then
+        # A content type was asked for explicitly without a body.
+        args+=(-H "Content-Type: $ctype")
+    fi
+
+    rm -f "$_API_TMP/body" "$_API_TMP/headers"
+    STATUS=$(curl "${args[@]}" "$@" "$XB_BASE_URL$path" 2>"$_API_TMP/curl.err")
+    [[ $STATUS =~ ^[0-9]{3}$ ]] || STATUS=000
+    BODY=
+    [[ -f $_API_TMP/body ]] && BODY=$(<"$_API_TMP/body")
+    HEADERS=
+    if [[ -f $_API_TMP/headers ]]; then
+        # Keep only the last header block (after any 1xx interim answers).
+        HEADERS=$(tr -d '\r' <"$_API_TMP/headers" | awk '/^HTTP\//{b=""} {b=b $0 "\n"} END{printf "%s", b}')
+    fi
+}
+
+# _api_check_common: one assertion on what every response must carry.
+_api_check_common() {
+    local problems=() v
+    if [[ $STATUS == 000 ]]; then
+        problems+=("no HTTP response: $(<"$_API_TMP/curl.err")")
+    else
+        v=$(header Content-Type)
+        [[ $v =~ ^application/json[[:space:]]*(\;.*)?$ ]] || problems+=("Content-Type is '$v'")
+        v=$(header Cache-Control)
+        [[ $v == no-store ]] || problems+=("Cache-Control is '$v'")
+        v=$(header X-Request-Id)
+        [[ -n $v && $v != *,* ]] || problems+=("X-Request-Id is '$v'")
+        v=$(header X-Api-Version)
+        [[ $v == "$API_VERSION" ]] || problems+=("X-Api-Version is '$v'")
+        jq -e 'type == "object"' <<<"$BODY" >/dev/null 2>&1 || problems+=("body is not a JSON object")
+    fi
+    if ((${#problems[@]} == 0)); then
+        pass "$REQ: standard response headers, JSON object body"
+    else
+        fail "$REQ: standard response headers, JSON object body"
+        local p
+        for p in "${problems[@]}"; do diag "    $p"; done
+        diag "    status $STATUS, body: $(_tap_show "$BODY")"
+    fi
+}
+
+# api [OPTIONS] METHOD PATH [BODY] [CURL ARGS...]: see the top of the file.
+# Unless --nocheck, counts one assertion (the standard response headers).
+api() {
+    _api_curl "$@"
+    if ((_API_CHECK)); then
+        _api_check_common
+    fi
+}
+
+# j FILTER [JSON]: compact jq output of FILTER on JSON (default $BODY).
+j() {
+    jq -c "$1" <<<"${2-$BODY}" 2>/dev/null
+}
+
+# jr FILTER [JSON]: raw jq output.
+jr() {
+    jq -r "$1" <<<"${2-$BODY}" 2>/dev/null
+}
+
+# jis FILTER EXPECTED_JSON NAME [JSON]: the FILTER's value equals the
+# expected JSON value (key order does not matter).
+jis() {
+    local got want
+    got=$(jq -cS "$1" <<<"${4-$BODY}" 2>/dev/null)
+    want=$(jq -cS . <<<"$2" 2>/dev/null) || want="(bad expected JSON: $2)"
+    is "$got" "$want" "$3"
+}
+
+# jok [--arg NAME VALUE]... FILTER NAME [JSON]: the FILTER evaluates to true.
+jok() {
+    local args=()
+    while [[ ${1:-} == --arg ]]; do
+        args+=("$1" "$2" "$3")
+        shift 3
+    done
+    if jq -e "${args[@]}" "$1" <<<"${3-$BODY}" >/dev/null 2>&1; then
+        pass "$2"
+    else
+        fail "$2"
+        diag "    jq: $1"
+        diag "    on: $(_tap_show "${3-$BODY}")"
+        return 1
+    fi
+}
+
+# is_status CODE NAME: HTTP status of the last call (shows the body when not).
+is_status() {
+    if ! is "$STATUS" "$1" "${2:-$REQ: HTTP $1}"; then
+        diag "    body: $(_tap_show "$BODY")"
+        return 1
+    fi
+}
+
+# is_error STATUS CODE [NAME]: the last call answered the error envelope
+# {status, code, message, details} with this status and code.  3 tests.
+is_error() {
+    local st=$1 code=$2 name=${3:-$REQ}
+    is_status "$st" "$name: HTTP $st"
+    is "$(jr '.code' 2>/dev/null)" "$code" "$name: code $code"
+    jok "type == \"object\" and (keys == [\"code\",\"details\",\"message\",\"status\"])
+         and .status == $st and (.code | type) == \"string\"
+         and (.message | type) == \"string\" and (.message | length) > 0
+         and (.details | type) == \"object\"" "$name: error envelope"
+}
+
+# has_details KEY [NAME]: details of the last error names KEY.
+has_details() {
+    local name=${2:-"$REQ: details names $1"}
+    if jq -e --arg k "$1" '.details | type == "object" and has($k)' <<<"$BODY" >/dev/null 2>&1; then
+        pass "$name"
+    else
+        fail "$name"
+        diag "    details: $(j .details)"
+        return 1
+    fi
+}
+
+# has_keys JSON 'k1 k2 ...' NAME: JSON is an object with exactly these keys.
+has_keys() {
+    local got want
+    got=$(jq -r 'if type == "object" then keys | join(" ") else "(not an object: \(type))" end' <<<"$1" 2>/dev/null)
+    [[ -n $got ]] || got="(not JSON)"
+    want=$(tr ' ' '\n' <<<"$2" | sed '/^$/d' | LC_ALL=C sort | paste -sd' ')
+    # jq sorts keys by codepoint, same as LC_ALL=C sort.
+    is "$got" "$want" "$3"
+}
+
+# is_header NAME VALUE [NAME]: the response header equals VALUE.
+is_header() {
+    is "$(header "$1")" "$2" "${3:-$REQ: header $1: $2}"
+}
+
+# xbctl ARGS...: runs xborderctl ($XB_CTL is a command line).
+xbctl() {
+    [[ -n ${XB_CTL:-} ]] || { diag "XB_CTL is not set"; return 1; }
+    bash -c "$XB_CTL \"\$@\"" xbctl "$@"
+}
+
+# new_platform PREFIX [MORE platform-create ARGS]: creates a platform with
+# xborderctl.  Sets NP_ID, NP_CLIENT_ID, NP_SECRET, NP_DOMAIN, NP_NAME.
+# Returns non-zero on failure.
+new_platform() {
+    local out
+    NP_NAME=$(uniq_name "${1:-t}")
+    shift
+    NP_DOMAIN="${NP_NAME,,}.test"
+    NP_ID= NP_CLIENT_ID= NP_SECRET=
+    if ! out=$(xbctl platform-create --name "$NP_NAME" --ppv-domain "$NP_DOMAIN" "$@" 2>"$_API_TMP/ctl.err"); then
+        diag "platform-create failed: $(<"$_API_TMP/ctl.err")"
+        return 1
+    fi
+    NP_ID=$(jr .platformId "$out")
+    NP_CLIENT_ID=$(jr .clientId "$out")
+    NP_SECRET=$(jr .clientSecret "$out")
+    if [[ ! $NP_ID =~ $UUID4_RE || ! $NP_CLIENT_ID =~ $UUID4_RE || ! $NP_SECRET =~ $SECRET_RE ]]; then
+        diag "platform-create printed: $out"
+        return 1
+    fi
+}
+
+# create_token NAME PERMISSIONS_JSON [api options...]: POST /tokens, asserts 201
+# (2 tests).  Sets TOK_ID, TOK_CLIENT_ID, TOK_SECRET, TOK_BODY.
+create_token() {
+    local name=$1 perms=$2
+    shift 2
+    api "$@" POST /tokens "{\"name\":$(jq -Rn --arg n "$name" '$n'),\"permissions\":$perms}"
+    is_status 201 "POST /tokens ($name): HTTP 201"
+    TOK_BODY=$BODY
+    TOK_ID=$(jr .id)
+    TOK_CLIENT_ID=$(jr .clientId)
+    TOK_SECRET=$(jr .clientSecret)
+}
