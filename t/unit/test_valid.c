@@ -166,3 +166,44 @@ Test(valid, domain)
 	cr_assert_not_null(valid_domain("a_b.example"));
 	cr_assert_not_null(valid_domain("a.example."));
 }
+
+Test(valid, amount_minor)
+{
+	cr_assert_null(valid_amount_minor("1"));
+	cr_assert_null(valid_amount_minor("000000000000000001"));
+	cr_assert_null(valid_amount_minor("999999999999999999"));
+	cr_assert_not_null(valid_amount_minor("0"));
+	cr_assert_not_null(valid_amount_minor("000"));
+	cr_assert_not_null(valid_amount_minor(""));
+	cr_assert_not_null(valid_amount_minor("1000000000000000000"), "19 digits");
+	cr_assert_not_null(valid_amount_minor("-1"));
+	cr_assert_not_null(valid_amount_minor("1.5"));
+	cr_assert_not_null(valid_amount_minor(" 1"));
+	cr_assert_not_null(valid_amount_minor("1e3"));
+}
+
+Test(valid, datetime_param)
+{
+	char out[32];
+
+	cr_assert_eq(valid_datetime_param("2026-11-21", 0, out), 0);
+	cr_assert_str_eq(out, "2026-11-21 00:00:00.000");
+	cr_assert_eq(valid_datetime_param("2026-11-21", 1, out), 0);
+	cr_assert_str_eq(out, "2026-11-21 23:59:59.999");
+	cr_assert_eq(valid_datetime_param("2026-11-21T18:19:00Z", 0, out), 0);
+	cr_assert_str_eq(out, "2026-11-21 18:19:00.000");
+	cr_assert_eq(valid_datetime_param("2026-11-21T18:19:00.5Z", 0, out), 0);
+	cr_assert_str_eq(out, "2026-11-21 18:19:00.500");
+	cr_assert_eq(valid_datetime_param("2026-11-21T18:19:00.123Z", 1, out), 0);
+	cr_assert_str_eq(out, "2026-11-21 18:19:00.123");
+	cr_assert_eq(valid_datetime_param("2024-02-29", 0, out), 0, "leap day");
+
+	const char *bad[] = { "", "2026-11-2", "2026-13-01", "2026-00-10", "2026-11-31",
+	    "2025-02-29", "2026-11-21T24:00:00Z", "2026-11-21T18:60:00Z",
+	    "2026-11-21T18:19:00", "2026-11-21T18:19:00+01:00", "2026-11-21 18:19:00Z",
+	    "2026-11-21T18:19:00.Z", "2026-11-21T18:19:00.1234567890Z", "20261121",
+	    "2026-11-21x" };
+
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
+		cr_assert_eq(valid_datetime_param(bad[i], 0, out), -1, "%s", bad[i]);
+}
