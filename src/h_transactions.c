@@ -74,7 +74,7 @@ transaction_id_or_reply(struct req *req, char id[37])
 	if (n == 0 || n > 128)
 		return resp_invalid(req, "transactionId", "must be 1 to 128 printable characters");
 	for (size_t i = 0; i < n; i++)
-		if ((unsigned char)v[i] < 0x21 || (unsigned char)v[i] > 0x7e)
+		if ((unsigned char)v[i] < 0x20 || (unsigned char)v[i] > 0x7e)
 			return resp_invalid(req, "transactionId",
 			    "must be 1 to 128 printable characters");
 	if (ids_parse(v, "Transaction", 0, id) < 0)

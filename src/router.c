@@ -139,9 +139,14 @@ router_match(const struct route_def *tab, size_t ntab,
 	memset(m, 0, sizeof(*m));
 	if (strlen(path) > 2048 || (n = split(path, seg, len, ROUTER_MAX_SEGMENTS)) < 0)
 		return ROUTER_NOT_FOUND;
+	/*
+	 * A segment that cannot be decoded (bad escape, encoded NUL) matches
+	 * no literal; as a parameter it arrives as "\x01", which every
+	 * identifier check rejects, so the operation answers 400 naming it.
+	 */
 	for (int i = 0; i < n; i++)
 		if ((dec[i] = router_decode(seg[i], len[i], 0)) == NULL)
-			goto out;
+			dec[i] = xstrdup("\x01");
 	for (size_t i = 0; i < ntab; i++) {
 		int s = pattern_score(tab[i].pattern, dec, n);
 

@@ -53,7 +53,8 @@ const char *router_method_name(enum http_method m);
 
 /*
  * Matches method and path (without query string, percent-encoded) against
- * the table.  Literal segments win over parameters.  On ROUTER_OK the
+ * the table.  Literal segments win over parameters.  A parameter whose
+ * escapes are malformed (or encode NUL) is handed on as "\x01".  On ROUTER_OK the
  * match holds the route index and the decoded path parameters (free them
  * with router_match_free); on ROUTER_METHOD_NOT_ALLOWED, `allow` lists the
  * methods of the path.

@@ -70,7 +70,7 @@ Test(router, not_found)
 {
 	struct route_match m;
 	const char *bad[] = { "/", "/nope", "/customers/", "/customers//x", "//customers",
-	    "/customers/a/b", "/healthz/", "/platforms", "/customers/%zz", "/customers/a%00b",
+	    "/customers/a/b", "/healthz/", "/platforms", "/cust%zzomers", "/healthz%00",
 	    "customers", "" };
 
 	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
@@ -78,6 +78,18 @@ Test(router, not_found)
 		    "path %s", bad[i]);
 		router_match_free(&m);
 	}
+}
+
+Test(router, malformed_parameter_is_marked)
+{
+	struct route_match m;
+
+	cr_assert_eq(router_match(tab, N, M_GET, "/customers/%zz", &m), ROUTER_OK);
+	cr_assert_str_eq(m.params[0], "\x01");
+	router_match_free(&m);
+	cr_assert_eq(router_match(tab, N, M_GET, "/customers/a%00b", &m), ROUTER_OK);
+	cr_assert_str_eq(m.params[0], "\x01");
+	router_match_free(&m);
 }
 
 Test(router, encoded_slash_stays_in_segment)
