@@ -371,10 +371,18 @@ db_job_run_one(struct db *db, int (*run)(struct db *, const struct job *, void *
 int
 db_idem_purge(struct db *db, uint64_t *n)
 {
-	static const char sql[] =
+	static const char keys[] =
 	    "DELETE FROM idempotency_keys WHERE expires_at < UTC_TIMESTAMP(3) LIMIT 1000";
+	static const char jobs[] =
+	    "DELETE FROM jobs WHERE done_at < UTC_TIMESTAMP(3) - INTERVAL 1 DAY LIMIT 1000";
+	uint64_t k = 0, j = 0;
+	int rc;
 
-	return db_exec(db, sql, NULL, 0, n);
+	if ((rc = db_exec(db, keys, NULL, 0, &k)) != DB_OK ||
+	    (rc = db_exec(db, jobs, NULL, 0, &j)) != DB_OK)
+		return rc;
+	*n = k + j;
+	return DB_OK;
 }
 
 int

@@ -110,7 +110,10 @@ int db_txn_lock(struct db *db, const char *platform, const char *id, struct txn 
 /* Sets a transaction's status (settled stamps settled_at when not yet set). */
 int db_txn_set_status(struct db *db, const char *id, const char *status, int settled);
 
-/* Deletes idempotency records past their expiry; *n receives how many. */
+/*
+ * Housekeeping: deletes idempotency records past their expiry and jobs
+ * done more than a day ago (a bounded batch each); *n receives how many.
+ */
 int db_idem_purge(struct db *db, uint64_t *n);
 
 /* ---- idempotency ---- */

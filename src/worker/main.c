@@ -4,7 +4,7 @@
  * can run side by side), runs each inside one database transaction and
  * marks it done in that same transaction.  A job that fails is retried
  * with backoff.  SIGTERM or SIGINT: the current job finishes, then the
- * worker exits.  It also purges expired idempotency records.
+ * worker exits.  It also purges expired idempotency records and old jobs.
  */
 #include "config.h"
 
@@ -119,7 +119,7 @@ main(int argc, char *argv[])
 			uint64_t n = 0;
 
 			if (db_idem_purge(db, &n) == DB_OK && n > 0)
-				log_msg(LOG_LVL_INFO, NULL, "purged %llu expired idempotency keys",
+				log_msg(LOG_LVL_INFO, NULL, "purged %llu expired idempotency keys and old jobs",
 				    (unsigned long long)n);
 			last_purge = now_ms();
 		}
