@@ -256,7 +256,7 @@ http_body_or_reply(struct req *req)
 	req->body[req->body_len] = '\0';
 	if (req->body_len == 0 && (req->route->flags & RF_BODY_OPT))
 		return 0;
-	if (req->body_len > 0 || req->content_type != NULL) {
+	if (req->body_len > 0 || (req->content_type != NULL && *req->content_type)) {
 		if (!http_is_json_type(req->content_type))
 			return resp_error(req, 415, "UNSUPPORTED_MEDIA_TYPE",
 			    "Request bodies must be application/json.", NULL);
