@@ -202,6 +202,8 @@ api() {
     _api_curl "$@"
     if ((_API_CHECK)); then
         _api_check_common
+        # The response must match the OpenAPI description (t/lib/oas.sh).
+        . "$_API_LIB_DIR/oas.sh" && oas_check
     fi
 }
 
