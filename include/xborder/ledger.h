@@ -1,5 +1,5 @@
 /*
- * ledger.h: double-entry postings.  A balance change is a set of postings
+ * ledger.h: postings of the two-sided ledger.  A balance change is a set of postings
  * (account, currency, signed amount in minor units) that sums to zero per
  * currency.  This module is pure: it checks and orders postings; the store
  * (db_ledger.c) applies them under row locks.

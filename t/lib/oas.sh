@@ -54,6 +54,8 @@ _oas_start_private() {
     node "$_OAS_LIB_DIR/oas-validate.mjs" --port-file "$_OAS_TMP/port" --parent-pid "$$" \
         </dev/null >"$_OAS_TMP/validator.log" 2>&1 &
     _OAS_PID=$!
+    # Out of the job table: a suite's own bare `wait` must not wait for it.
+    disown "$_OAS_PID" 2>/dev/null
     for ((i = 0; i < 200; i++)); do
         if [[ -s $_OAS_TMP/port ]]; then
             read -r port <"$_OAS_TMP/port"
@@ -74,7 +76,7 @@ _oas_start_private() {
 
 # _oas_stop_private: notes the private validator's summary and stops it.
 _oas_stop_private() {
-    local line
+    local line i
     [[ -n $_OAS_PID ]] || return 0
     if [[ -n $_OAS_URL ]]; then
         curl -sS --max-time 5 -X POST "$_OAS_URL/quit" 2>/dev/null |
@@ -83,7 +85,10 @@ _oas_stop_private() {
             done
     fi
     kill "$_OAS_PID" 2>/dev/null
-    wait "$_OAS_PID" 2>/dev/null
+    for ((i = 0; i < 50; i++)); do
+        kill -0 "$_OAS_PID" 2>/dev/null || break
+        sleep 0.1
+    done
     _OAS_PID=
 }
 
