@@ -148,9 +148,11 @@ db_txn_list(struct db *db, const char *platform, const struct txn_filter *f,
 int
 db_txn_open_count(struct db *db, const char *customer_id, int64_t *count)
 {
+	/* A payout the bank will return is not finished until it is REFUNDED. */
 	static const char sql[] =
 	    "SELECT COUNT(*) FROM transactions WHERE customer_id = ?"
-	    " AND status IN ('CREATED', 'PENDING', 'PROCESSING')";
+	    " AND (status IN ('CREATED', 'PENDING', 'PROCESSING')"
+	    " OR (status = 'COMPLETED' AND outcome = 'RETURNS'))";
 	struct db_val a[] = { DBS(customer_id) };
 	struct db_rows r;
 	int rc;

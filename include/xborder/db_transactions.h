@@ -74,7 +74,10 @@ int db_txn_get(struct db *db, const char *platform, const char *id, struct txn *
 int db_txn_list(struct db *db, const char *platform, const struct txn_filter *f,
     int64_t limit, int64_t offset, struct txn **out, size_t *n, int64_t *total);
 
-/* Counts the customer's transactions that are not in a terminal state. */
+/*
+ * Counts the customer's transactions that are not finished: not in a
+ * terminal state, or a completed payout that the bank is going to return.
+ */
 int db_txn_open_count(struct db *db, const char *customer_id, int64_t *count);
 
 void txn_free(struct txn *t);
