@@ -19,6 +19,8 @@
 	" a.created_at, a.updated_at, IFNULL(c.deleted_at IS NOT NULL, 0)"
 #define INTERNAL_FROM " FROM internal_accounts a LEFT JOIN customers c ON c.id = a.customer_id"
 
+static int lock_customer(struct db *db, const char *platform, const char *customer);
+
 static void
 internal_from_row(const struct db_rows *r, size_t i, struct internal_account *a)
 {
@@ -108,8 +110,10 @@ fund_tx(struct db *db, void *arg)
 
 	if ((rc = internal_get(db, f->platform, f->id, f->out, 0)) != DB_OK)
 		return rc;
-	if (f->out->customer_deleted)
-		return DB_GONE;
+	/* The customer row lock orders funding against a concurrent delete. */
+	if (f->out->customer_id[0] != '\0' &&
+	    (rc = lock_customer(db, f->platform, f->out->customer_id)) != DB_OK)
+		return rc;
 	if ((rc = db_account_system(db, f->platform, ACCT_SANDBOX, f->out->currency,
 	    source)) != DB_OK)
 		return rc;
