@@ -73,38 +73,7 @@ mk_customer() {
 # (LIMIT '' = the default page size, which must be PAGESIZE) until hasMore
 # is false, checking every page's size, hasMore, nextCursor and totalCount,
 # then that the pages together are WANT_IDS_JSON in that order.
-walk() {
-    local what=$1 path=$2 limit=$3 size=$4 want=$5
-    local total got='[]' cursor= off=0 n q sep page=0
-    total=$(jq length <<<"$want")
-    [[ $path == *\?* ]] && sep='&' || sep='?'
-    while :; do
-        q=$path
-        [[ -n $limit ]] && { q+="${sep}limit=$limit"; sep='&'; }
-        [[ -n $cursor ]] && q+="${sep}cursor=$cursor"
-        api GET "$q"
-        is_status 200 "$what page $page: 200" || break
-        n=$((total - off < size ? total - off : size))
-        jis '.data | length' "$n" "$what page $page: $n rows"
-        jis .totalCount "$total" "$what page $page: totalCount $total"
-        if ((off + n < total)); then
-            jis .hasMore true "$what page $page: hasMore true"
-            jis .nextCursor "\"$((off + n))\"" "$what page $page: nextCursor \"$((off + n))\""
-        else
-            jis .hasMore false "$what page $page: hasMore false"
-            jis .nextCursor null "$what page $page: nextCursor null at the end"
-        fi
-        got=$(jq -c --argjson a "$got" '$a + [.data[].id]' <<<"$BODY")
-        [[ $(jr .hasMore) == true ]] || break
-        cursor=$(jr .nextCursor)
-        off=$((off + n))
-        page=$((page + 1))
-        ((page < 40)) || { fail "$what: more than 40 pages"; break; }
-        sep='?'
-        [[ $path == *\?* ]] && sep='&'
-    done
-    jis . "$want" "$what: the pages together hold every row once, newest first" "$got"
-}
+walk() { walk_pages "$@" null; }
 
 # newest_first JSON_ARRAY_OF_CUSTOMERS: their ids ordered createdAt desc, id desc.
 newest_first() {

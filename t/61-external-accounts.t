@@ -99,37 +99,7 @@ mk_ext() {
 # walk WHAT PATH LIMIT PAGESIZE WANT_IDS_JSON: pages until hasMore is false,
 # checking each page's rows, hasMore, nextCursor ("" at the end) and
 # totalCount, then the ids of all pages together.
-walk() {
-    local what=$1 path=$2 limit=$3 size=$4 want=$5
-    local total got='[]' cursor= off=0 n q sep page=0
-    total=$(jq length <<<"$want")
-    while :; do
-        q=$path
-        sep='?'
-        [[ $q == *\?* ]] && sep='&'
-        [[ -n $limit ]] && { q+="${sep}limit=$limit"; sep='&'; }
-        [[ -n $cursor ]] && q+="${sep}cursor=$cursor"
-        api GET "$q"
-        is_status 200 "$what page $page: 200" || break
-        n=$((total - off < size ? total - off : size))
-        jis '.data | length' "$n" "$what page $page: $n rows"
-        jis .totalCount "$total" "$what page $page: totalCount $total"
-        if ((off + n < total)); then
-            jis .hasMore true "$what page $page: hasMore true"
-            jis .nextCursor "\"$((off + n))\"" "$what page $page: nextCursor \"$((off + n))\""
-        else
-            jis .hasMore false "$what page $page: hasMore false"
-            jis .nextCursor '""' "$what page $page: nextCursor \"\" (empty string) at the end"
-        fi
-        got=$(jq -c --argjson a "$got" '$a + [.data[].id]' <<<"$BODY")
-        [[ $(jr .hasMore) == true ]] || break
-        cursor=$(jr .nextCursor)
-        off=$((off + n))
-        page=$((page + 1))
-        ((page < 40)) || { fail "$what: more than 40 pages"; break; }
-    done
-    jis . "$want" "$what: the pages together hold every row once, newest first" "$got"
-}
+walk() { walk_pages "$@" '""'; }
 
 newest_first() {
     jq -c 'sort_by([.createdAt, .id]) | reverse | map(.id)' <<<"$1"
