@@ -352,6 +352,19 @@ db_exec_once(struct db *db, const char *sql)
 }
 
 int
+db_query_one(struct db *db, const char *sql, const struct db_val *args,
+    size_t nargs, struct db_rows *out)
+{
+	int rc = db_query(db, sql, args, nargs, out);
+
+	if (rc == DB_OK && out->nrows == 0) {
+		db_rows_free(out);
+		return DB_NOT_FOUND;
+	}
+	return rc;
+}
+
+int
 db_page(struct db *db, const char *count_sql, const char *page_sql,
     const struct db_val *args, size_t nargs, struct db_rows *rows, int64_t *total)
 {

@@ -78,13 +78,11 @@ internal_get(struct db *db, const char *platform, const char *id,
 	struct db_rows r;
 	int rc;
 
-	if ((rc = db_query(db, lock ? sql_lock : sql, a, NARGS(a), &r)) != DB_OK)
+	if ((rc = db_query_one(db, lock ? sql_lock : sql, a, NARGS(a), &r)) != DB_OK)
 		return rc;
-	rc = r.nrows ? DB_OK : DB_NOT_FOUND;
-	if (rc == DB_OK)
-		internal_from_row(&r, 0, out);
+	internal_from_row(&r, 0, out);
 	db_rows_free(&r);
-	return rc;
+	return DB_OK;
 }
 
 int
@@ -235,13 +233,11 @@ external_get(struct db *db, const char *platform, const char *id,
 	struct db_rows r;
 	int rc;
 
-	if ((rc = db_query(db, sql, a, NARGS(a), &r)) != DB_OK)
+	if ((rc = db_query_one(db, sql, a, NARGS(a), &r)) != DB_OK)
 		return rc;
-	rc = r.nrows ? DB_OK : DB_NOT_FOUND;
-	if (rc == DB_OK)
-		external_from_row(&r, 0, out);
+	external_from_row(&r, 0, out);
 	db_rows_free(&r);
-	return rc;
+	return DB_OK;
 }
 
 struct ext_create_args {

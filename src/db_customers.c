@@ -94,12 +94,8 @@ get_locked(struct db *db, const char *platform, const char *id, struct customer 
 	int rc;
 
 	memset(out, 0, sizeof(*out));
-	if ((rc = db_query(db, lock ? sql_lock : sql, a, NARGS(a), &r)) != DB_OK)
+	if ((rc = db_query_one(db, lock ? sql_lock : sql, a, NARGS(a), &r)) != DB_OK)
 		return rc;
-	if (r.nrows == 0) {
-		db_rows_free(&r);
-		return DB_NOT_FOUND;
-	}
 	customer_from_row(&r, 0, out);
 	db_rows_free(&r);
 	return out->deleted ? DB_GONE : DB_OK;
@@ -327,12 +323,8 @@ db_customer_by_ppv(struct db *db, const char *name, const char *domain,
 	struct db_rows r;
 	int rc;
 
-	if ((rc = db_query(db, sql, a, NARGS(a), &r)) != DB_OK)
+	if ((rc = db_query_one(db, sql, a, NARGS(a), &r)) != DB_OK)
 		return rc;
-	if (r.nrows == 0) {
-		db_rows_free(&r);
-		return DB_NOT_FOUND;
-	}
 	customer_from_row(&r, 0, out);
 	db_rows_free(&r);
 	return DB_OK;

@@ -128,12 +128,8 @@ db_config_get(struct db *db, const char *platform, struct platform_config *out)
 	int rc;
 
 	memset(out, 0, sizeof(*out));
-	if ((rc = db_query(db, sql, a, NARGS(a), &r)) != DB_OK)
+	if ((rc = db_query_one(db, sql, a, NARGS(a), &r)) != DB_OK)
 		return rc;
-	if (r.nrows == 0) {
-		db_rows_free(&r);
-		return DB_NOT_FOUND;
-	}
 	snprintf(out->id, sizeof(out->id), "%s", db_cell(&r, 0, 0));
 	out->uma_domain = xstrdup(db_cell(&r, 0, 1));
 	out->ppv_domain = xstrdup(db_cell(&r, 0, 2));
@@ -265,12 +261,8 @@ db_profile_get(struct db *db, const char *platform, struct profile *out)
 	struct db_rows r;
 	int rc;
 
-	if ((rc = db_query(db, sql, a, NARGS(a), &r)) != DB_OK)
+	if ((rc = db_query_one(db, sql, a, NARGS(a), &r)) != DB_OK)
 		return rc;
-	if (r.nrows == 0) {
-		db_rows_free(&r);
-		return DB_NOT_FOUND;
-	}
 	out->spread_bps = db_cell_i64(&r, 0, 0);
 	out->lock_seconds = db_cell_i64(&r, 0, 1);
 	db_rows_free(&r);

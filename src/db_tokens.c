@@ -48,12 +48,8 @@ db_token_auth_get(struct db *db, const char *id, struct token_auth *out)
 	int rc;
 
 	memset(out, 0, sizeof(*out));
-	if ((rc = db_query(db, sql, a, NARGS(a), &r)) != DB_OK)
+	if ((rc = db_query_one(db, sql, a, NARGS(a), &r)) != DB_OK)
 		return rc;
-	if (r.nrows == 0) {
-		db_rows_free(&r);
-		return DB_NOT_FOUND;
-	}
 	snprintf(out->platform_id, sizeof(out->platform_id), "%s", db_cell(&r, 0, 0));
 	out->secret_hash = xstrdup(db_cell(&r, 0, 1));
 	out->view = db_cell_i64(&r, 0, 2) != 0;
@@ -97,12 +93,8 @@ db_token_get(struct db *db, const char *platform, const char *id, struct token *
 	struct db_rows r;
 	int rc;
 
-	if ((rc = db_query(db, sql, a, NARGS(a), &r)) != DB_OK)
+	if ((rc = db_query_one(db, sql, a, NARGS(a), &r)) != DB_OK)
 		return rc;
-	if (r.nrows == 0) {
-		db_rows_free(&r);
-		return DB_NOT_FOUND;
-	}
 	token_from_row(&r, 0, out);
 	db_rows_free(&r);
 	return DB_OK;

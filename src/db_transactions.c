@@ -92,13 +92,11 @@ txn_read(struct db *db, const char *platform, const char *id, struct txn *out, i
 	struct db_rows r;
 	int rc;
 
-	if ((rc = db_query(db, lock ? sql_lock : sql, a, NARGS(a), &r)) != DB_OK)
+	if ((rc = db_query_one(db, lock ? sql_lock : sql, a, NARGS(a), &r)) != DB_OK)
 		return rc;
-	rc = r.nrows ? DB_OK : DB_NOT_FOUND;
-	if (rc == DB_OK)
-		txn_from_row(&r, 0, out);
+	txn_from_row(&r, 0, out);
 	db_rows_free(&r);
-	return rc;
+	return DB_OK;
 }
 
 int

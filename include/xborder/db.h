@@ -78,6 +78,13 @@ int db_query(struct db *db, const char *sql, const struct db_val *args,
     size_t nargs, struct db_rows *out);
 
 /*
+ * A query that names one row: like db_query, but DB_NOT_FOUND (with
+ * nothing to free) when no row matched.
+ */
+int db_query_one(struct db *db, const char *sql, const struct db_val *args,
+    size_t nargs, struct db_rows *out);
+
+/*
  * One page of a list: runs count_sql with all args but the last two (the
  * filters) into *total, then page_sql with all of them (the filters, then
  * LIMIT and OFFSET) into rows.
