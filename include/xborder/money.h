@@ -1,9 +1,12 @@
 /*
- * money.h: the service's currency table.  Amounts are always int64_t minor
- * units; nothing here uses floating point.
+ * money.h: the service's currency table and the exact FX pricing of a quote
+ * (decisions.md section 9).  Amounts are always int64_t minor units; nothing
+ * here uses floating point.
  */
 #ifndef XBORDER_MONEY_H
 #define XBORDER_MONEY_H
+
+#include <stdint.h>
 
 struct currency {
 	const char	*code;		/* ISO 4217 */
@@ -15,5 +18,47 @@ const struct currency *money_currency(const char *code);
 
 /* 1 when s is exactly three uppercase ASCII letters. */
 int money_code_form(const char *s);
+
+/* Inputs of one quote's pricing. */
+struct money_quote_in {
+	int64_t	 ps;		/* sending currency's BTC reference price, minor units per BTC, >= 1 */
+	int64_t	 pr;		/* receiving currency's, >= 1 */
+	int	 es, er;	/* minor-unit exponents of sending / receiving currency (0..4) */
+	int	 spread_bps;	/* corridor spread sp = sum of both platforms' btcFiatSpreadBps, 0..20000 */
+	int	 fee_s_bps;	/* Fs: sending platform's senderServiceFeeBps, 0..10000 */
+	int	 fee_r_bps;	/* Fr: receiving platform's receiverServiceFeeBps, 0..10000 */
+	int	 lock_sending;	/* 1: SENDING side locked at amount; 0: RECEIVING side locked */
+	int64_t	 amount;	/* the locked amount, minor units of the locked side, >= 1 */
+};
+
+/* A priced quote: every amount in minor units. */
+struct money_quote {
+	int64_t	 send;		/* S, sending currency minor units */
+	int64_t	 receive;	/* R, receiving currency minor units */
+	int64_t	 principal;	/* P, sending currency */
+	int64_t	 fees;		/* S - P, sending currency */
+	int64_t	 fee_sender;	/* min(fees, ceil(P * Fs / 10000)) */
+	int64_t	 fee_receiver;	/* fees - fee_sender */
+	char	 rate[48];	/* exchangeRate, exactly 8 decimals, truncated, e.g. "0.00001523" or "17.12345678" */
+};
+
+/*
+ * Prices one quote with the exact integer formulas of decisions.md section
+ * 9, F = Fs + Fr and sp the spread:
+ *   RECEIVING locked at R: P = ceil(R * ps * 10000 / (pr * (10000 - sp))),
+ *     fees = ceil(P * F / 10000), S = P + fees;
+ *   SENDING locked at S: P = the largest P with P + ceil(P * F / 10000) <= S,
+ *     fees = S - P, R = floor(P * pr * (10000 - sp) / (ps * 10000));
+ *   rate = floor(pr * 10^es * (10000 - sp) * 10^8 / (ps * 10^er * 10000))
+ *     printed with exactly 8 decimals.
+ * Every product is taken in 128 bits and no intermediate can wrap: a value
+ * that would not fit is detected, not truncated.  in is borrowed; the
+ * result is written to the caller's *out, which holds no pointers.
+ * Returns 0 on success; -1 when the quote cannot be priced: R < 1,
+ * sp >= 10000, any input out of its range (or in or out NULL), or any
+ * result that does not fit in int64_t.  On -1, *out (when not NULL) is
+ * zeroed.  The caller answers -1 with 400 INVALID_REQUEST.
+ */
+int money_quote_price(const struct money_quote_in *in, struct money_quote *out);
 
 #endif
