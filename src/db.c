@@ -33,6 +33,8 @@ struct db {
 	struct stmt_slot cache[STMT_CACHE];
 	size_t		 ncache;
 	int		 broken;	/* the server went away */
+	int		 outer;		/* a request-wide transaction is open */
+	int		 outer_retry;	/* ...and must be run again whole */
 	char		 err[256];
 };
 
@@ -137,6 +139,9 @@ classify(struct db *db, unsigned no, const char *msg)
 		return DB_UNAVAILABLE;
 	case ER_LOCK_DEADLOCK:
 	case ER_LOCK_WAIT_TIMEOUT:
+		/* Inside a request-wide transaction only its owner can retry. */
+		if (db->outer)
+			db->outer_retry = 1;
 		return DB_RETRY;
 	case ER_DUP_ENTRY:
 		return DB_DUPLICATE;
@@ -435,11 +440,50 @@ db_rollback(struct db *db)
 
 static uint64_t tx_retries;
 
+/* Counts and logs a retry, then backs off a little more each time. */
+static void
+retry_pause(struct db *db, int attempt)
+{
+	tx_retries++;
+	log_msg(LOG_LVL_INFO, NULL, "transaction retried (%s)", db->err);
+	/* Back off a little, more each time, so the winner can finish. */
+	usleep((useconds_t)(1000 * (attempt + 1) * (attempt + 1)));
+}
+
+/*
+ * Inside a request-wide transaction db_transact() cannot commit: fn runs
+ * under a savepoint instead.  A business refusal (a positive result) or a
+ * plain failure rolls back to the savepoint, so nothing of fn survives; a
+ * deadlock or lock wait timeout is left to db_outer_*'s owner, who runs
+ * the whole request again.
+ */
+static int
+transact_nested(struct db *db, int (*fn)(struct db *, void *), void *arg)
+{
+	static const char sp[] = "SAVEPOINT xb_tx";
+	static const char release[] = "RELEASE SAVEPOINT xb_tx";
+	static const char undo[] = "ROLLBACK TO SAVEPOINT xb_tx";
+	int rc, rc2;
+
+	if ((rc = db_exec(db, sp, NULL, 0, NULL)) != DB_OK)
+		return rc;
+	rc = fn(db, arg);
+	if (rc == DB_OK)
+		return db_exec(db, release, NULL, 0, NULL);
+	if (rc == DB_RETRY || rc == DB_UNAVAILABLE || db->outer_retry)
+		return rc;
+	if ((rc2 = db_exec(db, undo, NULL, 0, NULL)) != DB_OK)
+		return rc2;
+	return rc;
+}
+
 int
 db_transact(struct db *db, int (*fn)(struct db *, void *), void *arg)
 {
 	int rc = DB_ERR;
 
+	if (db->outer)
+		return transact_nested(db, fn, arg);
 	for (int attempt = 0; attempt < TX_ATTEMPTS; attempt++) {
 		if ((rc = db_begin(db)) != DB_OK)
 			return rc;
@@ -450,12 +494,48 @@ db_transact(struct db *db, int (*fn)(struct db *, void *), void *arg)
 			db_rollback(db);
 		if (rc != DB_RETRY)
 			return rc;
-		tx_retries++;
-		log_msg(LOG_LVL_INFO, NULL, "transaction retried (%s)", db->err);
-		/* Back off a little, more each time, so the winner can finish. */
-		usleep((useconds_t)(1000 * (attempt + 1) * (attempt + 1)));
+		retry_pause(db, attempt);
 	}
 	return rc;
+}
+
+int
+db_outer_begin(struct db *db, int attempt)
+{
+	int rc;
+
+	if (attempt > 0)
+		retry_pause(db, attempt - 1);
+	db->outer_retry = 0;
+	if ((rc = db_begin(db)) != DB_OK)
+		return rc;
+	db->outer = 1;
+	return DB_OK;
+}
+
+int
+db_outer_commit(struct db *db)
+{
+	int rc;
+
+	db->outer = 0;
+	rc = db_commit(db);
+	if (rc == DB_RETRY)
+		db->outer_retry = 1;
+	return rc;
+}
+
+void
+db_outer_rollback(struct db *db)
+{
+	db->outer = 0;
+	db_rollback(db);
+}
+
+int
+db_outer_retry(const struct db *db)
+{
+	return db->outer_retry;
 }
 
 uint64_t

@@ -385,27 +385,42 @@ db_idem_purge(struct db *db, uint64_t *n)
 	return DB_OK;
 }
 
+/* How long a RUNNING claim is its attempt's own before another may take it. */
+#define IDEM_LEASE_SECONDS 30
+
 int
 db_idem_begin(struct db *db, const char *platform, const char *key, const char *hash,
-    enum idem_state *state, int *status, char **body)
+    char claim[37], enum idem_state *state, int *status, char **body)
 {
 	static const char ins[] =
 	    "INSERT INTO idempotency_keys (platform_id, idem_key, request_hash, state,"
-	    " created_at, expires_at) VALUES (?, ?, ?, 'RUNNING', UTC_TIMESTAMP(3),"
-	    " UTC_TIMESTAMP(3) + INTERVAL 24 HOUR)";
+	    " claim_id, lease_until, created_at, expires_at)"
+	    " VALUES (?, ?, ?, 'RUNNING', ?, UTC_TIMESTAMP(3) + INTERVAL ? SECOND,"
+	    " UTC_TIMESTAMP(3), UTC_TIMESTAMP(3) + INTERVAL 24 HOUR)";
 	static const char get[] =
 	    "SELECT request_hash, state, response_status, response_body,"
-	    " expires_at < UTC_TIMESTAMP(3) FROM idempotency_keys"
+	    " expires_at < UTC_TIMESTAMP(3), claim_id,"
+	    " IFNULL(lease_until < UTC_TIMESTAMP(3), 1) FROM idempotency_keys"
 	    " WHERE platform_id = ? AND idem_key = ?";
 	static const char drop[] =
 	    "DELETE FROM idempotency_keys WHERE platform_id = ? AND idem_key = ?"
 	    " AND expires_at < UTC_TIMESTAMP(3)";
-	struct db_val a[] = { DBS(platform), DBS(key), DBS(hash) };
+	/* Takes over a claim whose lease passed: its worker died, or gave up. */
+	static const char take[] =
+	    "SET STATEMENT innodb_lock_wait_timeout = 1 FOR"
+	    " UPDATE idempotency_keys SET claim_id = ?,"
+	    " lease_until = UTC_TIMESTAMP(3) + INTERVAL ? SECOND"
+	    " WHERE platform_id = ? AND idem_key = ? AND state = 'RUNNING'"
+	    " AND claim_id <=> ? AND IFNULL(lease_until < UTC_TIMESTAMP(3), 1)";
+	struct db_val a[] = { DBS(platform), DBS(key), DBS(hash),
+	    { DBV_STR, claim, UUID_LEN, 0 }, DBI(IDEM_LEASE_SECONDS) };
 	struct db_rows r;
+	uint64_t n;
 	int rc;
 
 	*body = NULL;
-	for (int attempt = 0; attempt < 3; attempt++) {
+	ids_uuid4(claim);	/* a[3] points at it */
+	for (int attempt = 0; attempt < 4; attempt++) {
 		rc = db_exec(db, ins, a, NARGS(a), NULL);
 		if (rc == DB_OK) {
 			*state = IDEM_NEW;
@@ -427,9 +442,25 @@ db_idem_begin(struct db *db, const char *platform, const char *key, const char *
 		}
 		if (strcmp(db_cell(&r, 0, 0), hash) != 0)
 			*state = IDEM_REUSED;
-		else if (strcmp(db_cell(&r, 0, 1), "RUNNING") == 0)
+		else if (strcmp(db_cell(&r, 0, 1), "RUNNING") == 0) {
 			*state = IDEM_IN_USE;
-		else {
+			if (db_cell_i64(&r, 0, 6)) {
+				struct db_val t[] = { DBS(claim), DBI(IDEM_LEASE_SECONDS),
+				    DBS(platform), DBS(key), DBSN(db_cell(&r, 0, 5)) };
+
+				/* A claim held under a row lock stays IN_USE. */
+				rc = db_exec(db, take, t, NARGS(t), &n);
+				if (rc != DB_OK && rc != DB_RETRY) {
+					db_rows_free(&r);
+					return rc;
+				}
+				if (rc == DB_OK && n == 1) {
+					log_msg(LOG_LVL_WARN, NULL, "idempotency key claim"
+					    " taken over after its lease passed");
+					*state = IDEM_NEW;
+				}
+			}
+		} else {
 			*state = IDEM_REPLAY;
 			*status = (int)db_cell_i64(&r, 0, 2);
 			*body = xstrdup(db_cell(&r, 0, 3) ? db_cell(&r, 0, 3) : "{}");
@@ -441,23 +472,46 @@ db_idem_begin(struct db *db, const char *platform, const char *key, const char *
 }
 
 int
-db_idem_finish(struct db *db, const char *platform, const char *key, int status,
-    const char *body)
+db_idem_hold(struct db *db, const char *platform, const char *key, const char *claim)
 {
 	static const char sql[] =
-	    "UPDATE idempotency_keys SET state = 'DONE', response_status = ?, response_body = ?"
-	    " WHERE platform_id = ? AND idem_key = ?";
-	struct db_val a[] = { DBI(status), DBS(body), DBS(platform), DBS(key) };
+	    "SELECT claim_id <=> ? AND state = 'RUNNING' FROM idempotency_keys"
+	    " WHERE platform_id = ? AND idem_key = ? FOR UPDATE";
+	struct db_val a[] = { DBS(claim), DBS(platform), DBS(key) };
+	struct db_rows r;
+	int rc;
 
-	return db_exec(db, sql, a, NARGS(a), NULL);
+	if ((rc = db_query_one(db, sql, a, NARGS(a), &r)) != DB_OK)
+		return rc == DB_NOT_FOUND ? DB_CONFLICT : rc;
+	rc = db_cell_i64(&r, 0, 0) ? DB_OK : DB_CONFLICT;
+	db_rows_free(&r);
+	return rc;
 }
 
 int
-db_idem_forget(struct db *db, const char *platform, const char *key)
+db_idem_finish(struct db *db, const char *platform, const char *key, const char *claim,
+    int status, const char *body)
 {
 	static const char sql[] =
-	    "DELETE FROM idempotency_keys WHERE platform_id = ? AND idem_key = ?";
-	struct db_val a[] = { DBS(platform), DBS(key) };
+	    "UPDATE idempotency_keys SET state = 'DONE', response_status = ?,"
+	    " response_body = ?, claim_id = NULL, lease_until = NULL"
+	    " WHERE platform_id = ? AND idem_key = ? AND claim_id = ?";
+	struct db_val a[] = { DBI(status), DBS(body), DBS(platform), DBS(key), DBS(claim) };
+	uint64_t n = 0;
+	int rc;
+
+	if ((rc = db_exec(db, sql, a, NARGS(a), &n)) != DB_OK)
+		return rc;
+	return n == 1 ? DB_OK : DB_CONFLICT;
+}
+
+int
+db_idem_forget(struct db *db, const char *platform, const char *key, const char *claim)
+{
+	static const char sql[] =
+	    "DELETE FROM idempotency_keys WHERE platform_id = ? AND idem_key = ?"
+	    " AND claim_id = ? AND state = 'RUNNING'";
+	struct db_val a[] = { DBS(platform), DBS(key), DBS(claim) };
 
 	return db_exec(db, sql, a, NARGS(a), NULL);
 }

@@ -14,6 +14,7 @@
 #include <fcgiapp.h>
 
 #include "xborder/conf.h"
+#include "xborder/fault.h"
 #include "xborder/http.h"
 #include "xborder/ids.h"
 #include "xborder/resp.h"
@@ -37,6 +38,9 @@ http_parse(struct req *req)
 	req->authorization = param(req, "HTTP_AUTHORIZATION");
 	req->platform_header = param(req, "HTTP_X_PLATFORM_ID");
 	req->idempotency_key = param(req, "HTTP_IDEMPOTENCY_KEY");
+#ifdef XB_FAULT_INJECTION
+	fault_arm(param(req, "HTTP_X_XBORDER_FAULT"));
+#endif
 	req->content_length = -1;
 	if ((cl = param(req, "CONTENT_LENGTH")) != NULL && *cl != '\0' &&
 	    parse_i64_digits(cl, &n) == 0)

@@ -16,6 +16,7 @@
 #include "xborder/conf.h"
 #include "xborder/db.h"
 #include "xborder/db_transactions.h"
+#include "xborder/fault.h"
 #include "xborder/handlers.h"
 #include "xborder/http.h"
 #include "xborder/req.h"
@@ -44,6 +45,7 @@ req_free(struct req *req)
 	if (req->out != NULL)
 		json_object_put(req->out);
 	memset(req, 0, sizeof(*req));
+	fault_arm(NULL);
 }
 
 const char *
@@ -161,21 +163,136 @@ request_hash(const struct req *req, char out[65])
 	out[64] = '\0';
 }
 
+/* The JSON text kept for a replay: the response, less any one-time secret. */
+static char *
+replay_text(const struct req *req)
+{
+	json_object *o = NULL;
+	char *text;
+
+	if ((req->route->flags & RF_SECRET_ONCE) &&
+	    json_object_deep_copy(req->out, &o, NULL) == 0)
+		json_object_object_del(o, "clientSecret");
+	text = xstrdup(json_object_to_json_string_ext(o != NULL ? o : req->out,
+	    JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE));
+	if (o != NULL)
+		json_object_put(o);
+	return text;
+}
+
+static void
+key_in_use(struct req *req)
+{
+	resp_error(req, 409, "IDEMPOTENCY_KEY_IN_USE",
+	    "A request with this Idempotency-Key is still being processed.", NULL);
+}
+
+/*
+ * Runs the handler once under its claim, inside one request-wide
+ * transaction that also stores the response (decisions.md section 8): the
+ * business change and the record commit together or not at all.  Returns
+ * 1 when the whole request must run again (deadlock, lock wait timeout),
+ * 0 when it is answered; *forget says the key may be forgotten (nothing
+ * was committed and the answer is a 5xx).
+ */
+static int
+idempotent_attempt(struct req *req, const char *claim, int attempt, int *forget)
+{
+	const char *key = req->idempotency_key;
+	struct db *db;
+	char *text;
+	int rc;
+
+	*forget = 0;
+	if ((db = req_db_or_reply(req)) == NULL)
+		return 0;
+	if ((rc = db_outer_begin(db, attempt)) != DB_OK) {
+		*forget = 1;
+		req_db_fail(req, rc);
+		return 0;
+	}
+	if ((rc = db_idem_hold(db, req->platform_id, key, claim)) != DB_OK) {
+		if (db_outer_retry(db))
+			goto again;
+		db_outer_rollback(db);
+		if (rc == DB_CONFLICT)
+			key_in_use(req);	/* taken over: its new owner answers */
+		else {
+			*forget = 1;
+			req_db_fail(req, rc);
+		}
+		return 0;
+	}
+	req->route->handler(req);
+	/* A store failure may have dropped the connection: ask again. */
+	if ((db = db_handle(req->conf)) == NULL) {
+		*forget = 1;
+		return 0;
+	}
+	if (db_outer_retry(db))
+		goto again;
+	if (req->status >= 500 || req->status == 0) {
+		db_outer_rollback(db);
+		*forget = 1;
+		return 0;
+	}
+	text = replay_text(req);
+	rc = db_idem_finish(db, req->platform_id, key, claim, req->status, text);
+	free(text);
+	if (rc != DB_OK) {
+		if (db_outer_retry(db))
+			goto again;
+		db_outer_rollback(db);
+		if (rc == DB_CONFLICT) {
+			key_in_use(req);
+			return 0;
+		}
+		*forget = 1;
+		req_db_fail(req, rc);
+		return 0;
+	}
+	fault_point("kill-before-commit");
+	if ((rc = db_outer_commit(db)) == DB_RETRY)
+		goto again;
+	if (rc != DB_OK) {
+		/* Committed or not, nobody knows: the claim's lease decides. */
+		req_db_fail(req, rc);
+		return 0;
+	}
+	fault_point("kill-after-commit");
+	if (fault_point("lose-commit")) {
+		/* As if the connection dropped as the commit returned. */
+		req_db_fail(req, DB_UNAVAILABLE);
+	}
+	return 0;
+again:
+	db_outer_rollback(db);
+	if (attempt + 1 >= DB_OUTER_ATTEMPTS) {
+		*forget = 1;
+		req_db_fail(req, DB_RETRY);
+		return 0;
+	}
+	resp_reset(req);
+	return 1;
+}
+
 /*
  * Runs the handler under the request's Idempotency-Key (decisions.md
  * section 8): the first request runs and its answer is kept (unless 5xx);
  * the same request again gets that answer replayed; a different request
  * with the key is 409 IDEMPOTENCY_KEY_REUSED, and one that arrives while
- * the first still runs 409 IDEMPOTENCY_KEY_IN_USE.
+ * the first still runs 409 IDEMPOTENCY_KEY_IN_USE.  A one-time secret
+ * (POST /tokens) is never kept: its replay omits it and says so in the
+ * Secret-Omitted header.
  */
 static void
 run_idempotent(struct req *req)
 {
 	const char *key = req->idempotency_key;
-	char hash[65], *body = NULL;
+	char hash[65], claim[37], *body = NULL;
 	enum idem_state state;
 	struct db *db;
-	int status = 0, rc;
+	int status = 0, rc, attempt, forget = 0;
 
 	if (!idem_key_ok(key)) {
 		resp_invalid(req, "Idempotency-Key", "must be 1 to 255 printable ASCII characters");
@@ -184,7 +301,7 @@ run_idempotent(struct req *req)
 	if ((db = req_db_or_reply(req)) == NULL)
 		return;
 	request_hash(req, hash);
-	if ((rc = db_idem_begin(db, req->platform_id, key, hash, &state, &status,
+	if ((rc = db_idem_begin(db, req->platform_id, key, hash, claim, &state, &status,
 	    &body)) != DB_OK) {
 		req_db_fail(req, rc);
 		return;
@@ -193,6 +310,8 @@ run_idempotent(struct req *req)
 	case IDEM_REPLAY:
 		resp_json(req, status, http_parse_json(body, strlen(body)));
 		resp_header(req, "Idempotent-Replayed", "true");
+		if (req->route->flags & RF_SECRET_ONCE)
+			resp_header(req, "Secret-Omitted", "clientSecret");
 		free(body);
 		return;
 	case IDEM_REUSED:
@@ -200,23 +319,17 @@ run_idempotent(struct req *req)
 		    "This Idempotency-Key was used for a different request.", NULL);
 		return;
 	case IDEM_IN_USE:
-		resp_error(req, 409, "IDEMPOTENCY_KEY_IN_USE",
-		    "A request with this Idempotency-Key is still being processed.", NULL);
+		key_in_use(req);
 		return;
 	case IDEM_NEW:
 		break;
 	}
-	req->route->handler(req);
-	if ((db = db_handle(req->conf)) == NULL)
-		return;
-	if (req->status >= 500 || req->status == 0)
-		rc = db_idem_forget(db, req->platform_id, key);
-	else
-		rc = db_idem_finish(db, req->platform_id, key, req->status,
-		    json_object_to_json_string_ext(req->out,
-		    JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE));
-	if (rc != DB_OK)
-		log_msg(LOG_LVL_ERROR, req->id, "idempotency record not updated (%d)", rc);
+	for (attempt = 0; idempotent_attempt(req, claim, attempt, &forget); attempt++)
+		;
+	if (forget && (db = db_handle(req->conf)) != NULL &&
+	    (rc = db_idem_forget(db, req->platform_id, key, claim)) != DB_OK)
+		log_msg(LOG_LVL_ERROR, req->id, "idempotency claim not released (%d);"
+		    " its lease frees it", rc);
 }
 
 void

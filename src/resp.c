@@ -53,6 +53,16 @@ resp_invalid(struct req *req, const char *field, const char *rule)
 }
 
 void
+resp_reset(struct req *req)
+{
+	if (req->out != NULL)
+		json_object_put(req->out);
+	req->out = NULL;
+	req->status = 0;
+	req->nhdr = 0;
+}
+
+void
 resp_header(struct req *req, const char *name, const char *value)
 {
 	if (req->nhdr == REQ_MAX_HEADERS)

@@ -16,7 +16,8 @@ const struct route_def routes[ROUTE__MAX] = {
 	[ROUTE_GET_OPENAPI_JSON] =
 	    { M_GET, "/openapi.json", h_openapi_get, PERM_PUBLIC, 0 },
 	[ROUTE_POST_TOKENS] =
-	    { M_POST, "/tokens", h_tokens_create, PERM_MANAGE, RF_BODY },
+	    { M_POST, "/tokens", h_tokens_create, PERM_MANAGE,
+	      RF_BODY | RF_SECRET_ONCE },
 	[ROUTE_GET_TOKENS] =
 	    { M_GET, "/tokens", h_tokens_list, PERM_VIEW, 0 },
 	[ROUTE_GET_TOKENS_ONE] =

@@ -16,6 +16,7 @@
 #include <string.h>
 
 #include "xborder/db.h"
+#include "xborder/db_customers.h"
 #include "xborder/db_ledger.h"
 #include "xborder/db_transactions.h"
 #include "xborder/ids.h"
@@ -94,7 +95,18 @@ settle_run(struct db *db, const struct job *job, void *arg)
 	int rc;
 
 	(void)arg;
-	rc = db_txn_lock(db, job->platform_id, job->ref_id, &t);
+	/*
+	 * The customer row first (db_customer_lock's order): a deletion holds
+	 * it while it checks balances and open transactions, so a credit can
+	 * never land on a customer deleted in between.
+	 */
+	memset(&t, 0, sizeof(t));
+	rc = db_txn_get(db, job->platform_id, job->ref_id, &t);
+	if (rc == DB_OK && t.customer_id[0] != '\0')
+		rc = db_customer_lock(db, job->platform_id, t.customer_id);
+	txn_free(&t);
+	if (rc == DB_OK)
+		rc = db_txn_lock(db, job->platform_id, job->ref_id, &t);
 	if (rc == DB_NOT_FOUND)
 		return DB_OK;	/* nothing left to do */
 	if (rc != DB_OK)

@@ -326,6 +326,38 @@ for round in 1 2 3; do
     is "$STATUS $(header Idempotent-Replayed)" "201 true" "parallel round $round: a later call is replayed"
 done
 
+# --- POST /tokens: the clientSecret is never kept --------------------------------
+# The first answer carries the secret; a replay carries the same token
+# without it (Secret-Omitted: clientSecret), and no table holds it.
+key="$RUN-token"
+tbody="{\"name\":\"$RUN-keyed\",\"permissions\":[\"view\"]}"
+api POST /tokens "$tbody" -H "Idempotency-Key: $key"
+is_status 201 "POST /tokens with a key: 201"
+first_ok "POST /tokens with a key"
+tok_first=$BODY
+tok_secret=$(jr .clientSecret)
+tok_client=$(jr .clientId)
+like "$tok_secret" '^[A-Za-z0-9_-]{43}$' "POST /tokens with a key: the clientSecret, once"
+api POST /tokens "$tbody" -H "Idempotency-Key: $key"
+is_status 201 "POST /tokens replayed: 201"
+is_header Idempotent-Replayed true "POST /tokens replayed: Idempotent-Replayed: true"
+is_header Secret-Omitted clientSecret "POST /tokens replayed: Secret-Omitted: clientSecret"
+jis 'has("clientSecret")' false "POST /tokens replayed: no clientSecret in the body"
+jis . "$(jq -c 'del(.clientSecret)' <<<"$tok_first")" "POST /tokens replayed: otherwise the first body"
+api --as "$tok_client" "$tok_secret" GET /config
+is_status 200 "the secret of the keyed token works"
+api GET "/tokens?limit=100"
+is "$(jq --arg c "$tok_client" '[.data[] | select(.clientId == $c)] | length' <<<"$BODY")" 1 \
+    "the replay made no second token"
+dump=$(mariadb-dump --no-defaults --socket="$XB_DEV_DIR/run/mysqld.sock" --user="$(id -un)" \
+    --skip-extended-insert xborder 2>&1)
+ok "$(grep -c "INSERT INTO \`idempotency_keys\`.*$key" <<<"$dump")" \
+    "the database dump has the token request's idempotency record"
+ok "$(grep -c "INSERT INTO \`tokens\`.*$tok_client" <<<"$dump")" "the database dump has the token"
+is "$(grep -cF -- "$tok_secret" <<<"$dump")" 0 "no table of the database holds the clientSecret"
+use_root
+api --nocheck DELETE "/tokens/Token:$tok_client"
+
 out=$(xbctl ledger-check 2>&1)
 is "$?" 0 "xborderctl ledger-check exits 0"
 like "$out" 'ledger ok' "xborderctl ledger-check: ledger ok"

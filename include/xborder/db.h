@@ -116,6 +116,24 @@ void db_rollback(struct db *db);
  */
 int db_transact(struct db *db, int (*fn)(struct db *, void *), void *arg);
 
+/*
+ * A request-wide transaction, for a request whose every write must commit
+ * together with its Idempotency-Key record.  db_outer_begin() opens it
+ * (attempt > 0 backs off first, as db_transact's retries do); while it is
+ * open, db_transact() runs its function under a savepoint instead of
+ * committing.  A deadlock or lock wait timeout anywhere inside marks it
+ * for a retry (db_outer_retry() is 1): the owner rolls back and runs the
+ * whole request again.  db_outer_commit() returns DB_OK or the failure;
+ * after DB_UNAVAILABLE the outcome of the commit is unknown.
+ */
+int db_outer_begin(struct db *db, int attempt);
+int db_outer_commit(struct db *db);
+void db_outer_rollback(struct db *db);
+int db_outer_retry(const struct db *db);
+
+/* Attempts a request-wide transaction gets before it is answered 500. */
+#define DB_OUTER_ATTEMPTS 8
+
 /* How many transactions were retried by this process (for logs and tests). */
 uint64_t db_retries(void);
 

@@ -53,6 +53,15 @@ int db_customer_create(struct db *db, const char *platform, const struct custome
 /* Reads a customer: DB_OK, DB_NOT_FOUND, DB_GONE (deleted; out is filled). */
 int db_customer_get(struct db *db, const char *platform, const char *id, struct customer *out);
 
+/*
+ * Locks the customer row (FOR UPDATE), live or deleted, inside the
+ * caller's transaction.  The lock order of every transaction that moves a
+ * customer's money or deletes the customer: the customer row first, then
+ * the transaction row, then the account rows (in id order).  DB_OK or
+ * DB_NOT_FOUND or a failure.
+ */
+int db_customer_lock(struct db *db, const char *platform, const char *id);
+
 /* Applies f (PATCH or a new ppv_name); same results plus DB_DUPLICATE. */
 int db_customer_update(struct db *db, const char *platform, const char *id,
     const struct customer_fields *f, struct customer *out, enum customer_conflict *conflict);

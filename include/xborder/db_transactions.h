@@ -124,19 +124,31 @@ int db_idem_purge(struct db *db, uint64_t *n);
 enum idem_state { IDEM_NEW, IDEM_REPLAY, IDEM_REUSED, IDEM_IN_USE };
 
 /*
- * Starts a request under an Idempotency-Key: records it as RUNNING
- * (IDEM_NEW), or finds the earlier one: IDEM_REPLAY with its response
- * (status, body owned by caller), IDEM_REUSED when the request differs,
- * IDEM_IN_USE while it still runs.  Returns DB_OK or a failure.
+ * Starts a request under an Idempotency-Key: records it as RUNNING under a
+ * fresh claim id written to claim, with a short lease (IDEM_NEW), or finds
+ * the earlier one: IDEM_REPLAY with its response (status, body owned by
+ * caller), IDEM_REUSED when the request differs, IDEM_IN_USE while another
+ * attempt holds it.  A RUNNING claim whose lease has passed (its worker
+ * died) is taken over: IDEM_NEW.  Returns DB_OK or a failure.
  */
 int db_idem_begin(struct db *db, const char *platform, const char *key, const char *hash,
-    enum idem_state *state, int *status, char **body);
+    char claim[37], enum idem_state *state, int *status, char **body);
 
-/* Stores the response of a finished request. */
-int db_idem_finish(struct db *db, const char *platform, const char *key, int status,
-    const char *body);
+/*
+ * Inside the request's transaction: locks the key's row and checks that
+ * claim still holds it.  DB_OK, DB_CONFLICT when another attempt took it
+ * over, or a failure.
+ */
+int db_idem_hold(struct db *db, const char *platform, const char *key, const char *claim);
 
-/* Forgets a key whose request ended in a 5xx (those are not kept). */
-int db_idem_forget(struct db *db, const char *platform, const char *key);
+/*
+ * Inside the request's transaction: stores the response to replay (DONE).
+ * DB_OK, DB_CONFLICT when claim no longer holds the key, or a failure.
+ */
+int db_idem_finish(struct db *db, const char *platform, const char *key, const char *claim,
+    int status, const char *body);
+
+/* Forgets claim's key after a request that committed nothing (a 5xx). */
+int db_idem_forget(struct db *db, const char *platform, const char *key, const char *claim);
 
 #endif

@@ -23,6 +23,9 @@ int resp_error(struct req *req, int status, const char *code,
 /* Same, with details holding the single entry field: rule. */
 int resp_invalid(struct req *req, const char *field, const char *rule);
 
+/* Forgets the response built so far (body, status, headers): a retry. */
+void resp_reset(struct req *req);
+
 /* Adds a response header (name and value are copied; silently capped). */
 void resp_header(struct req *req, const char *name, const char *value);
 

@@ -22,6 +22,7 @@ enum perm {
 #define RF_BODY		0x01	/* a JSON object body is required */
 #define RF_BODY_OPT	0x02	/* a JSON object body may be sent */
 #define RF_PLATFORM_HDR	0x04	/* honours the X-Platform-Id header */
+#define RF_SECRET_ONCE	0x08	/* answers a clientSecret that is never kept */
 
 typedef int (*route_handler)(struct req *);
 
