@@ -109,16 +109,23 @@ db_customer_get(struct db *db, const char *platform, const char *id, struct cust
 }
 
 int
-db_customer_lock(struct db *db, const char *platform, const char *id)
+db_customer_lock(struct db *db, const char *platform, const char *id, char **pcid)
 {
 	static const char sql[] =
-	    "SELECT 1 FROM customers WHERE platform_id = ? AND id = ? FOR UPDATE";
+	    "SELECT deleted_at IS NOT NULL, platform_customer_id FROM customers"
+	    " WHERE platform_id = ? AND id = ? FOR UPDATE";
 	struct db_val a[] = { DBS(platform), DBS(id) };
 	struct db_rows r;
 	int rc;
 
-	if ((rc = db_query_one(db, sql, a, NARGS(a), &r)) == DB_OK)
-		db_rows_free(&r);
+	if (pcid != NULL)
+		*pcid = NULL;
+	if ((rc = db_query_one(db, sql, a, NARGS(a), &r)) != DB_OK)
+		return rc;
+	rc = db_cell_i64(&r, 0, 0) ? DB_GONE : DB_OK;
+	if (rc == DB_OK && pcid != NULL)
+		*pcid = xstrdup(db_cell(&r, 0, 1));
+	db_rows_free(&r);
 	return rc;
 }
 

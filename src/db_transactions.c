@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "xborder/db.h"
+#include "xborder/db_customers.h"
 #include "xborder/db_ledger.h"
 #include "xborder/db_transactions.h"
 #include "xborder/ids.h"
@@ -187,27 +188,6 @@ db_job_add(struct db *db, const char *kind, const char *ref_id, const char *plat
 	return db_exec(db, sql, a, NARGS(a), NULL);
 }
 
-/* Locks the customer row; DB_OK while the customer is live. */
-static int
-lock_live_customer(struct db *db, const char *platform, const char *customer,
-    char **pcid)
-{
-	static const char sql[] =
-	    "SELECT deleted_at IS NOT NULL, platform_customer_id FROM customers"
-	    " WHERE platform_id = ? AND id = ? FOR UPDATE";
-	struct db_val a[] = { DBS(platform), DBS(customer) };
-	struct db_rows r;
-	int rc;
-
-	if ((rc = db_query(db, sql, a, NARGS(a), &r)) != DB_OK)
-		return rc;
-	rc = r.nrows == 0 ? DB_NOT_FOUND : db_cell_i64(&r, 0, 0) ? DB_GONE : DB_OK;
-	if (rc == DB_OK)
-		*pcid = xstrdup(db_cell(&r, 0, 1));
-	db_rows_free(&r);
-	return rc;
-}
-
 struct transfer_args {
 	const char		*platform;
 	const struct transfer	*t;
@@ -230,7 +210,7 @@ transfer_tx(struct db *db, void *arg)
 	char *pcid = NULL, transit[UUID_LEN + 1];
 	int rc;
 
-	if ((rc = lock_live_customer(db, x->platform, t->customer_id, &pcid)) != DB_OK)
+	if ((rc = db_customer_lock(db, x->platform, t->customer_id, &pcid)) != DB_OK)
 		return rc == DB_NOT_FOUND ? DB_GONE : rc;
 	if (x->out) {
 		struct posting_set s = { .n = 0 };

@@ -10,6 +10,7 @@
 
 #include "xborder/db.h"
 #include "xborder/db_platforms.h"
+#include "xborder/db_quotes.h"
 #include "xborder/handlers.h"
 #include "xborder/http.h"
 #include "xborder/ids.h"
@@ -43,7 +44,10 @@ list_params_or_reply(struct req *req, int64_t def, int64_t max,
 	if ((n = query_or_reply(req, "limit", &v)) < 0)
 		return -1;
 	if (n == 1 && valid_uint_param(v, 1, max, limit) < 0) {
-		snprintf(rule, sizeof(rule), "must be an integer from 1 to %" PRId64, max);
+		if (max == INT64_MAX)
+			snprintf(rule, sizeof(rule), "must be an integer >= 1");
+		else
+			snprintf(rule, sizeof(rule), "must be an integer from 1 to %" PRId64, max);
 		return resp_invalid(req, "limit", rule);
 	}
 	if ((n = query_or_reply(req, "cursor", &v)) < 0)
@@ -184,39 +188,64 @@ json_money(const char *currency, int64_t amount)
 	return o;
 }
 
-int
-currency_enabled_or_reply(struct req *req, struct db *db, const char *platform,
-    const char *currency, const char *direction, int64_t *cfg_min, int64_t *cfg_max)
+const struct currency_cfg *
+currency_entry(const struct platform_config *c, const char *currency, const char *direction)
 {
-	struct platform_config c;
-	int rc = db_config_get(db, platform, &c), found = 0;
-
-	if (rc != DB_OK)
-		return req_db_fail(req, rc == DB_NOT_FOUND ? DB_ERR : rc);
-	for (size_t i = 0; i < c.ncur; i++) {
-		const struct currency_cfg *e = &c.cur[i];
+	for (size_t i = 0; i < c->ncur; i++) {
+		const struct currency_cfg *e = &c->cur[i];
 
 		if (strcmp(e->code, currency) != 0)
 			continue;
 		if (direction == NULL || (strcmp(direction, "OUTGOING") == 0 && e->outgoing) ||
-		    (strcmp(direction, "INCOMING") == 0 && e->incoming)) {
-			found = 1;
-			if (cfg_min != NULL)
-				*cfg_min = e->min_amount;
-			if (cfg_max != NULL)
-				*cfg_max = e->max_amount;
-		}
+		    (strcmp(direction, "INCOMING") == 0 && e->incoming))
+			return e;
+	}
+	return NULL;
+}
+
+int
+currency_not_enabled_reply(struct req *req, const char *currency, const char *direction)
+{
+	json_object *d = json_object_new_object();
+	char rule[128];
+
+	snprintf(rule, sizeof(rule), "%s is not enabled%s%s on this platform", currency,
+	    direction ? " for " : "", direction ? direction : "");
+	json_object_object_add(d, "currency", json_object_new_string(rule));
+	return resp_error(req, 400, "CURRENCY_NOT_ENABLED",
+	    "The currency is not enabled for this operation.", d);
+}
+
+int
+currency_enabled_or_reply(struct req *req, struct db *db, const char *platform,
+    const char *currency, const char *direction, int64_t *cfg_min, int64_t *cfg_max)
+{
+	const struct currency_cfg *e;
+	struct platform_config c;
+	int rc = db_config_get(db, platform, &c);
+
+	if (rc != DB_OK)
+		return req_db_fail(req, rc == DB_NOT_FOUND ? DB_ERR : rc);
+	if ((e = currency_entry(&c, currency, direction)) != NULL) {
+		if (cfg_min != NULL)
+			*cfg_min = e->min_amount;
+		if (cfg_max != NULL)
+			*cfg_max = e->max_amount;
 	}
 	platform_config_free(&c);
-	if (!found) {
-		json_object *d = json_object_new_object();
-		char rule[128];
+	return e != NULL ? 0 : currency_not_enabled_reply(req, currency, direction);
+}
 
-		snprintf(rule, sizeof(rule), "%s is not enabled%s%s on this platform", currency,
-		    direction ? " for " : "", direction ? direction : "");
-		json_object_object_add(d, "currency", json_object_new_string(rule));
-		return resp_error(req, 400, "CURRENCY_NOT_ENABLED",
-		    "The currency is not enabled for this operation.", d);
+struct db *
+db_fresh_or_reply(struct req *req)
+{
+	struct db *db = req_db_or_reply(req);
+	int rc;
+
+	/* Expiry is written by whoever looks first: a reader never sees it stale. */
+	if (db != NULL && (rc = db_quote_expire_due(db, req->platform_id, NULL)) != DB_OK) {
+		req_db_fail(req, rc);
+		return NULL;
 	}
-	return 0;
+	return db;
 }

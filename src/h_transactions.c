@@ -94,7 +94,7 @@ h_transactions_get(struct req *req)
 		return -1;
 	if (id[0] == '\0')
 		return resp_error(req, 404, "TRANSACTION_NOT_FOUND", "No such transaction.", NULL);
-	if ((db = req_db_or_reply(req)) == NULL)
+	if ((db = db_fresh_or_reply(req)) == NULL)
 		return -1;
 	rc = db_txn_get(db, req->platform_id, id, &t);
 	if (rc == DB_NOT_FOUND)
@@ -150,7 +150,7 @@ h_transactions_list(struct req *req)
 			    "must be a date (YYYY-MM-DD) or a UTC date-time (YYYY-MM-DDTHH:MM:SS[.sss]Z)");
 		f.end = end;
 	}
-	if ((db = req_db_or_reply(req)) == NULL)
+	if ((db = db_fresh_or_reply(req)) == NULL)
 		return -1;
 	if ((rc = db_txn_list(db, req->platform_id, &f, limit, cursor, &list, &n,
 	    &total)) != DB_OK)

@@ -81,6 +81,14 @@ const struct route_def routes[ROUTE__MAX] = {
 	    { M_GET, "/transactions", h_transactions_list, PERM_VIEW, 0 },
 	[ROUTE_GET_TRANSACTIONS_ONE] =
 	    { M_GET, "/transactions/{transactionId}", h_transactions_get, PERM_VIEW, 0 },
+	[ROUTE_POST_QUOTES] =
+	    { M_POST, "/quotes", h_quotes_create, PERM_MANAGE, RF_BODY },
+	[ROUTE_GET_QUOTES] =
+	    { M_GET, "/quotes", h_quotes_list, PERM_VIEW, 0 },
+	[ROUTE_GET_QUOTES_ONE] =
+	    { M_GET, "/quotes/{quoteId}", h_quotes_get, PERM_VIEW, 0 },
+	[ROUTE_POST_QUOTES_ONE_EXECUTE] =
+	    { M_POST, "/quotes/{quoteId}/execute", h_quotes_execute, PERM_MANAGE, 0 },
 };
 
 const size_t nroutes = ROUTE__MAX;

@@ -10,6 +10,9 @@
  *                 FAILS:     IN_TRANSIT -> customer, FAILED
  *                 RETURNS:   as COMPLETES, then later SANDBOX -> customer,
  *                            REFUNDED (settledAt kept)
+ *   quote payout  (PROCESSING) as transfer-out, with the postings of
+ *                 db_quotes.c: a failed or returned payout gives the sender
+ *                 the whole sending amount back and takes back the fees
  */
 #include "config.h"
 
@@ -18,6 +21,7 @@
 #include "xborder/db.h"
 #include "xborder/db_customers.h"
 #include "xborder/db_ledger.h"
+#include "xborder/db_quotes.h"
 #include "xborder/db_transactions.h"
 #include "xborder/ids.h"
 #include "xborder/settle.h"
@@ -56,6 +60,48 @@ pay_out(struct db *db, const struct txn *t)
 	if (ledger_move(&s, transit, sandbox, t->currency, t->amount) < 0)
 		return DB_CONFLICT;
 	return db_ledger_apply(db, "payout_settled", &s, NULL);
+}
+
+/*
+ * A quote's payout to an external account (decisions.md section 9): the
+ * bank pays it (COMPLETED; 005 is returned later), or it fails (002) and
+ * the sender gets the whole sending amount back, fees included.
+ */
+static int
+settle_quote(struct db *db, const struct txn *t)
+{
+	struct quote q;
+	int rc;
+
+	if ((rc = db_quote_by_txn(db, t->id, &q)) != DB_OK)
+		return rc == DB_NOT_FOUND ? DB_ERR : rc;
+	if (strcmp(q.outcome, "FAILS") == 0) {
+		if ((rc = db_quote_reverse(db, &q, 1)) == DB_OK)
+			rc = db_txn_set_status(db, t->id, "FAILED", 0);
+	} else if ((rc = db_quote_payout_done(db, &q)) == DB_OK &&
+	    (rc = db_txn_set_status(db, t->id, "COMPLETED", 1)) == DB_OK &&
+	    strcmp(q.outcome, "RETURNS") == 0)
+		rc = db_job_add(db, "refund", t->id, t->platform_id, REFUND_DELAY_MS);
+	quote_free(&q);
+	return rc;
+}
+
+/* The bank returns a completed payout: the money goes back to the sender. */
+static int
+refund(struct db *db, const struct txn *t)
+{
+	struct quote q;
+	int rc;
+
+	if (strcmp(t->kind, "QUOTE") != 0)
+		rc = post(db, t, ACCT_SANDBOX, 1, "payout_returned");
+	else if ((rc = db_quote_by_txn(db, t->id, &q)) == DB_OK) {
+		rc = db_quote_reverse(db, &q, 0);
+		quote_free(&q);
+	}
+	if (rc == DB_OK)
+		rc = db_txn_set_status(db, t->id, "REFUNDED", 1);
+	return rc;
 }
 
 static int
@@ -102,8 +148,9 @@ settle_run(struct db *db, const struct job *job, void *arg)
 	 */
 	memset(&t, 0, sizeof(t));
 	rc = db_txn_get(db, job->platform_id, job->ref_id, &t);
-	if (rc == DB_OK && t.customer_id[0] != '\0')
-		rc = db_customer_lock(db, job->platform_id, t.customer_id);
+	if (rc == DB_OK && t.customer_id[0] != '\0' &&
+	    (rc = db_customer_lock(db, job->platform_id, t.customer_id, NULL)) == DB_GONE)
+		rc = DB_OK;	/* cannot happen while it is unfinished; settle anyway */
 	txn_free(&t);
 	if (rc == DB_OK)
 		rc = db_txn_lock(db, job->platform_id, job->ref_id, &t);
@@ -111,13 +158,13 @@ settle_run(struct db *db, const struct job *job, void *arg)
 		return DB_OK;	/* nothing left to do */
 	if (rc != DB_OK)
 		return rc;
-	if (strcmp(job->kind, "settle") == 0 && strcmp(t.status, "PENDING") == 0)
+	if (strcmp(job->kind, "settle") == 0 && strcmp(t.kind, "QUOTE") == 0 &&
+	    strcmp(t.status, "PROCESSING") == 0)
+		rc = settle_quote(db, &t);
+	else if (strcmp(job->kind, "settle") == 0 && strcmp(t.status, "PENDING") == 0)
 		rc = settle(db, &t);
-	else if (strcmp(job->kind, "refund") == 0 && strcmp(t.status, "COMPLETED") == 0) {
-		rc = post(db, &t, ACCT_SANDBOX, 1, "payout_returned");
-		if (rc == DB_OK)
-			rc = db_txn_set_status(db, t.id, "REFUNDED", 1);
-	}
+	else if (strcmp(job->kind, "refund") == 0 && strcmp(t.status, "COMPLETED") == 0)
+		rc = refund(db, &t);
 	txn_free(&t);
 	return rc;
 }

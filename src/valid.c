@@ -474,3 +474,21 @@ valid_datetime_param(const char *s, int end, char out[32])
 	snprintf(out, 32, "%04d-%02d-%02d %02d:%02d:%02d.%03d", y, mo, d, h, mi, se, ms);
 	return 0;
 }
+
+const char *
+valid_iso_date(const char *s)
+{
+	char out[32];
+
+	if (strlen(s) != 10 || valid_datetime_param(s, 0, out) < 0)
+		return "must be a date YYYY-MM-DD";
+	return NULL;
+}
+
+const char *
+valid_country_code(const char *s)
+{
+	if (strlen(s) != 2 || s[0] < 'A' || s[0] > 'Z' || s[1] < 'A' || s[1] > 'Z')
+		return "must be 2 uppercase letters (ISO 3166 alpha-2)";
+	return NULL;
+}

@@ -54,13 +54,15 @@ int db_customer_create(struct db *db, const char *platform, const struct custome
 int db_customer_get(struct db *db, const char *platform, const char *id, struct customer *out);
 
 /*
- * Locks the customer row (FOR UPDATE), live or deleted, inside the
- * caller's transaction.  The lock order of every transaction that moves a
- * customer's money or deletes the customer: the customer row first, then
- * the transaction row, then the account rows (in id order).  DB_OK or
- * DB_NOT_FOUND or a failure.
+ * Locks the customer row (FOR UPDATE) inside the caller's transaction.
+ * The lock order of every transaction that moves a customer's money or
+ * deletes the customer: the customer rows first (in id order when there
+ * are two), then the quote and transaction rows, then the account rows
+ * (in id order).  Returns DB_OK for a live customer (with *pcid, when
+ * pcid is not NULL, its platformCustomerId: caller frees), DB_GONE for a
+ * deleted one, DB_NOT_FOUND, or a failure.
  */
-int db_customer_lock(struct db *db, const char *platform, const char *id);
+int db_customer_lock(struct db *db, const char *platform, const char *id, char **pcid);
 
 /* Applies f (PATCH or a new ppv_name); same results plus DB_DUPLICATE. */
 int db_customer_update(struct db *db, const char *platform, const char *id,

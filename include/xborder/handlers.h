@@ -47,6 +47,10 @@ enum route {
 	ROUTE_POST_TRANSFER_OUT,
 	ROUTE_GET_TRANSACTIONS,
 	ROUTE_GET_TRANSACTIONS_ONE,
+	ROUTE_POST_QUOTES,
+	ROUTE_GET_QUOTES,
+	ROUTE_GET_QUOTES_ONE,
+	ROUTE_POST_QUOTES_ONE_EXECUTE,
 	ROUTE__MAX
 };
 
@@ -91,9 +95,21 @@ int h_transfer_in(struct req *req);
 int h_transfer_out(struct req *req);
 
 int h_transactions_get(struct req *req);
+
+int h_quotes_create(struct req *req);
+int h_quotes_list(struct req *req);
+int h_quotes_get(struct req *req);
+int h_quotes_execute(struct req *req);
 int h_transactions_list(struct req *req);
 
 /* Shared helpers (h_common.c). */
+
+/*
+ * The worker's database connection (as req_db_or_reply), after the
+ * platform's quotes past their expiry were marked EXPIRED, so that what
+ * the request reads is never stale.  NULL when it answered 503/500.
+ */
+struct db *db_fresh_or_reply(struct req *req);
 
 /*
  * Reads query parameter name: 0 when absent, 1 with *value (borrowed) when
@@ -175,6 +191,18 @@ json_object *json_internal_account(const struct internal_account *a);
 /* The ExternalAccount resource (h_external.c). */
 struct external_account;
 json_object *json_external_account(const struct external_account *a);
+
+/*
+ * The entry of currency in c enabled for direction ("OUTGOING",
+ * "INCOMING" or NULL for either), or NULL.  Borrowed from c.
+ */
+struct platform_config;
+struct currency_cfg;
+const struct currency_cfg *currency_entry(const struct platform_config *c,
+    const char *currency, const char *direction);
+
+/* Answers 400 CURRENCY_NOT_ENABLED (details.currency); returns -1. */
+int currency_not_enabled_reply(struct req *req, const char *currency, const char *direction);
 
 /*
  * Answers 400 CURRENCY_NOT_ENABLED unless platform supports currency (with

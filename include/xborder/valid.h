@@ -76,6 +76,12 @@ const char *valid_routing_number(const char *s);
 /* Exactly three uppercase letters.  NULL or the rule. */
 const char *valid_currency_form(const char *s);
 
+/* A calendar date YYYY-MM-DD that exists.  NULL or the rule. */
+const char *valid_iso_date(const char *s);
+
+/* An ISO 3166 alpha-2 form: two uppercase letters.  NULL or the rule. */
+const char *valid_country_code(const char *s);
+
 /* A MoneyAmount amountMinor: 1..18 digits, value >= 1.  NULL or the rule. */
 const char *valid_amount_minor(const char *s);
 

@@ -22,11 +22,13 @@
 
 #include "xborder/conf.h"
 #include "xborder/db.h"
+#include "xborder/db_quotes.h"
 #include "xborder/db_transactions.h"
 #include "xborder/settle.h"
 #include "xborder/util.h"
 
 #define IDLE_SLEEP_MS 100
+#define SWEEP_EVERY_MS 1000	/* quote expiry */
 #define PURGE_EVERY_MS 60000
 
 static volatile sig_atomic_t stop;
@@ -61,7 +63,7 @@ main(int argc, char *argv[])
 	struct sigaction sa;
 	const char *path = NULL;
 	char err[1024];
-	int64_t last_purge = 0, backoff = IDLE_SLEEP_MS;
+	int64_t last_purge = 0, last_sweep = 0, backoff = IDLE_SLEEP_MS;
 	uint64_t done = 0;
 	int ch;
 
@@ -114,6 +116,15 @@ main(int argc, char *argv[])
 		if (rc > 0) {
 			done++;
 			continue;	/* more may be due: no sleep */
+		}
+		if (now_ms() - last_sweep > SWEEP_EVERY_MS) {
+			uint64_t n = 0;
+
+			/* Readers expire quotes too; this covers nobody looking. */
+			if (db_quote_expire_due(db, NULL, &n) == DB_OK && n > 0)
+				log_msg(LOG_LVL_INFO, NULL, "expired %llu quotes",
+				    (unsigned long long)n);
+			last_sweep = now_ms();
 		}
 		if (now_ms() - last_purge > PURGE_EVERY_MS) {
 			uint64_t n = 0;

@@ -207,3 +207,18 @@ Test(valid, datetime_param)
 	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
 		cr_assert_eq(valid_datetime_param(bad[i], 0, out), -1, "%s", bad[i]);
 }
+
+Test(valid, iso_dates_and_country_codes)
+{
+	cr_assert_null(valid_iso_date("1990-02-28"));
+	cr_assert_null(valid_iso_date("2000-02-29"));
+	cr_assert_not_null(valid_iso_date("1900-02-29"));
+	cr_assert_not_null(valid_iso_date("1990-13-01"));
+	cr_assert_not_null(valid_iso_date("1990-1-01"));
+	cr_assert_not_null(valid_iso_date("1990-01-01T00:00:00Z"));
+	cr_assert_not_null(valid_iso_date(""));
+	cr_assert_null(valid_country_code("NG"));
+	cr_assert_not_null(valid_country_code("ng"));
+	cr_assert_not_null(valid_country_code("NGA"));
+	cr_assert_not_null(valid_country_code("N1"));
+}

@@ -1,0 +1,103 @@
+/*
+ * db_quotes.h: cross-currency quotes, their execution and the postings
+ * that settle or reverse an execution.
+ */
+#ifndef XBORDER_DB_QUOTES_H
+#define XBORDER_DB_QUOTES_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "xborder/db_ledger.h"
+
+struct db;
+struct txn;
+
+/* One quote, as stored (every input of its pricing snapshotted). */
+struct quote {
+	char	 id[37];
+	char	 platform_id[37];
+	char	 transaction_id[37];
+	char	 customer_id[37];		/* the sending customer */
+	char	 source_account_id[37];
+	char	 dest_type[17];			/* PPV_ADDRESS, EXTERNAL_ACCOUNT */
+	char	*dest_ref;			/* canonical PPV address or account id; owned */
+	char	 recv_platform_id[37];
+	char	 recv_customer_id[37];
+	char	*recv_ppv_address;		/* the receiver's canonical address; owned */
+	char	 send_currency[4], recv_currency[4];
+	char	 locked_side[10];		/* SENDING, RECEIVING */
+	int64_t	 locked_amount;
+	int64_t	 send_amount, recv_amount, principal, fees, fee_sender, fee_receiver;
+	char	 exchange_rate[48];
+	int64_t	 price_send, price_recv;
+	int	 spread_bps, fee_sender_bps, fee_receiver_bps;
+	char	*counterparty;			/* JSON text or NULL; owned */
+	char	 outcome[16];			/* payouts: COMPLETES, FAILS, RETURNS */
+	char	 status[16];			/* QUOTE_READY, BLOCKED, EXPIRED */
+	int64_t	 lock_seconds;			/* creation only */
+	char	 created_at[25], expires_at[25];
+	char	 executed_at[25];		/* "" until executed */
+};
+
+/* Why an execution was refused (DB_CONFLICT). */
+enum quote_refusal { QUOTE_OK, QUOTE_ALREADY_EXECUTED, QUOTE_EXPIRED, QUOTE_BLOCKED };
+
+/*
+ * Records q (every field but id, transaction_id and the timestamps filled
+ * by the caller) and its OUTGOING transaction in CREATED, in one
+ * transaction; out receives the stored quote.  DB_OK, DB_GONE (the sending
+ * customer was deleted meanwhile) or a failure.
+ */
+int db_quote_create(struct db *db, const struct quote *q, struct quote *out);
+
+/* Reads a quote of platform: DB_OK or DB_NOT_FOUND. */
+int db_quote_get(struct db *db, const char *platform, const char *id, struct quote *out);
+
+/* Reads the quote whose transaction is txn_id: DB_OK or DB_NOT_FOUND. */
+int db_quote_by_txn(struct db *db, const char *txn_id, struct quote *out);
+
+/* Lists quotes of platform, newest first; status may be NULL. */
+int db_quote_list(struct db *db, const char *platform, const char *status, int64_t limit,
+    int64_t offset, struct quote **out, size_t *n, int64_t *total);
+
+/*
+ * Executes a quote of platform (decisions.md section 9): to a PPV address
+ * it settles at once (the receiving platform's INCOMING transaction
+ * included); to an external account the transaction goes PROCESSING and a
+ * settlement job is queued.  out receives the sending transaction.
+ * Returns DB_OK, DB_NOT_FOUND, DB_CONFLICT (*why says which rule),
+ * DB_GONE (a customer was deleted), DB_INSUFFICIENT (*shortfall) or a
+ * failure.
+ */
+int db_quote_execute(struct db *db, const char *platform, const char *id, struct txn *out,
+    enum quote_refusal *why, struct ledger_short *shortfall);
+
+/*
+ * Inside the caller's transaction: the payout of an executed quote left
+ * the in-transit account for the outside world (the bank paid it).
+ */
+int db_quote_payout_done(struct db *db, const struct quote *q);
+
+/*
+ * Inside the caller's transaction: gives the sender back the whole sending
+ * amount and takes back both fee credits.  with_payout also returns the
+ * receiving amount from the in-transit account (a payout that failed
+ * before it left); without it the bank returned a completed payout.
+ */
+int db_quote_reverse(struct db *db, const struct quote *q, int with_payout);
+
+/*
+ * Marks every unexecuted quote past its expiry EXPIRED, with its
+ * transaction (of platform, or of every platform when NULL).  *n (may be
+ * NULL) receives how many.
+ */
+int db_quote_expire_due(struct db *db, const char *platform, uint64_t *n);
+
+/* Reads the reference price of currency: DB_OK or DB_NOT_FOUND. */
+int db_fx_get(struct db *db, const char *currency, int64_t *price);
+
+void quote_free(struct quote *q);
+void quote_list_free(struct quote *q, size_t n);
+
+#endif
