@@ -358,3 +358,21 @@ db_external_delete(struct db *db, const char *platform, const char *id,
 
 	return db_transact(db, ext_delete_tx, &d);
 }
+
+int
+db_customer_account(struct db *db, const char *platform, const char *customer,
+    const char *currency, char id[37])
+{
+	static const char sql[] =
+	    "SELECT id FROM internal_accounts WHERE platform_id = ? AND kind = 'CUSTOMER'"
+	    " AND owner = ? AND currency = ?";
+	struct db_val a[] = { DBS(platform), DBS(customer), DBS(currency) };
+	struct db_rows r;
+	int rc;
+
+	if ((rc = db_query_one(db, sql, a, NARGS(a), &r)) != DB_OK)
+		return rc == DB_NOT_FOUND ? DB_ERR : rc;
+	snprintf(id, 37, "%s", db_cell(&r, 0, 0));
+	db_rows_free(&r);
+	return DB_OK;
+}

@@ -20,6 +20,7 @@
 #include <string.h>
 
 #include "xborder/db.h"
+#include "xborder/db_accounts.h"
 #include "xborder/db_customers.h"
 #include "xborder/db_ledger.h"
 #include "xborder/db_quotes.h"
@@ -255,25 +256,6 @@ db_quote_create(struct db *db, const struct quote *q, struct quote *out)
 	return db_transact(db, create_tx, &c);
 }
 
-/* The CUSTOMER account of customer in currency. */
-static int
-customer_account(struct db *db, const char *platform, const char *customer,
-    const char *currency, char id[37])
-{
-	static const char sql[] =
-	    "SELECT id FROM internal_accounts WHERE platform_id = ? AND kind = 'CUSTOMER'"
-	    " AND owner = ? AND currency = ?";
-	struct db_val a[] = { DBS(platform), DBS(customer), DBS(currency) };
-	struct db_rows r;
-	int rc;
-
-	if ((rc = db_query_one(db, sql, a, NARGS(a), &r)) != DB_OK)
-		return rc == DB_NOT_FOUND ? DB_ERR : rc;
-	copy(id, 37, db_cell(&r, 0, 0));
-	db_rows_free(&r);
-	return DB_OK;
-}
-
 /*
  * Adds the sending side of q to s, forwards (sign 1: the sender pays S,
  * the outside world gets P, the platforms their fees) or backwards
@@ -396,7 +378,7 @@ execute_tx(struct db *db, void *arg)
 		rc = db_account_system(db, q.recv_platform_id, ACCT_IN_TRANSIT, q.recv_currency,
 		    dest);
 	else
-		rc = customer_account(db, q.recv_platform_id, q.recv_customer_id,
+		rc = db_customer_account(db, q.recv_platform_id, q.recv_customer_id,
 		    q.recv_currency, dest);
 	if (rc != DB_OK || (rc = sending_side(db, &q, 1, &s)) != DB_OK ||
 	    (rc = receiving_move(db, &q, ACCT_SANDBOX, dest, &s)) != DB_OK ||

@@ -20,7 +20,7 @@
 #define TXN_COLS "id, platform_id, kind, type, status, customer_id, platform_customer_id," \
 	" quote_id, internal_account_id, external_account_id, destination_type," \
 	" destination_ref, currency, amount, exchange_rate, fee_currency, fee_amount," \
-	" outcome, created_at, updated_at, settled_at"
+	" outcome, created_at, updated_at, settled_at, review_scenario, review_detail"
 
 #define SETTLE_DELAY_MS 300
 
@@ -62,6 +62,8 @@ txn_from_row(const struct db_rows *r, size_t i, struct txn *t)
 	ids_timestamp(db_cell(r, i, 19), t->updated_at);
 	if (db_cell(r, i, 20) != NULL)
 		ids_timestamp(db_cell(r, i, 20), t->settled_at);
+	copy(t->review_scenario, sizeof(t->review_scenario), db_cell(r, i, 21));
+	t->review_detail = dup_or_null(db_cell(r, i, 22));
 }
 
 void
@@ -71,6 +73,7 @@ txn_free(struct txn *t)
 	free(t->quote_id);
 	free(t->destination_ref);
 	free(t->exchange_rate);
+	free(t->review_detail);
 	memset(t, 0, sizeof(*t));
 }
 

@@ -62,6 +62,8 @@ json_transaction(const struct txn *t)
 	json_object_object_add(o, "destination", dst);
 	json_object_object_add(o, out ? "sentAmount" : "receivedAmount",
 	    json_money(t->currency, t->amount));
+	if (!out)
+		json_review_fields(o, t);
 	return o;
 }
 

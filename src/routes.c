@@ -81,6 +81,15 @@ const struct route_def routes[ROUTE__MAX] = {
 	    { M_GET, "/transactions", h_transactions_list, PERM_VIEW, 0 },
 	[ROUTE_GET_TRANSACTIONS_ONE] =
 	    { M_GET, "/transactions/{transactionId}", h_transactions_get, PERM_VIEW, 0 },
+	[ROUTE_POST_SANDBOX_INCOMING_PAYMENTS_SIMULATE] =
+	    { M_POST, "/sandbox/incoming-payments/simulate", h_review_simulate,
+	      PERM_MANAGE, RF_BODY | RF_PLATFORM_HDR },
+	[ROUTE_POST_TRANSACTIONS_ONE_APPROVE] =
+	    { M_POST, "/transactions/{transactionId}/approve", h_review_approve,
+	      PERM_MANAGE, RF_BODY_OPT },
+	[ROUTE_POST_TRANSACTIONS_ONE_REJECT] =
+	    { M_POST, "/transactions/{transactionId}/reject", h_review_reject,
+	      PERM_MANAGE, RF_BODY_OPT },
 	[ROUTE_POST_QUOTES] =
 	    { M_POST, "/quotes", h_quotes_create, PERM_MANAGE, RF_BODY },
 	[ROUTE_GET_QUOTES] =

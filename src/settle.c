@@ -22,6 +22,7 @@
 #include "xborder/db_customers.h"
 #include "xborder/db_ledger.h"
 #include "xborder/db_quotes.h"
+#include "xborder/db_review.h"
 #include "xborder/db_transactions.h"
 #include "xborder/ids.h"
 #include "xborder/settle.h"
@@ -165,6 +166,8 @@ settle_run(struct db *db, const struct job *job, void *arg)
 		rc = settle(db, &t);
 	else if (strcmp(job->kind, "refund") == 0 && strcmp(t.status, "COMPLETED") == 0)
 		rc = refund(db, &t);
+	else if (strcmp(job->kind, "review_expire") == 0)
+		rc = db_review_expire(db, &t);
 	txn_free(&t);
 	return rc;
 }

@@ -91,6 +91,14 @@ int db_external_list(struct db *db, const char *platform, const char *customer,
 int db_external_delete(struct db *db, const char *platform, const char *id,
     const char *customer);
 
+/*
+ * The id of customer's CUSTOMER account in currency (every customer has
+ * one per currency its platform supports or supported).  DB_OK, or DB_ERR
+ * when it has none.
+ */
+int db_customer_account(struct db *db, const char *platform, const char *customer,
+    const char *currency, char id[37]);
+
 void external_account_free(struct external_account *a);
 void external_account_list_free(struct external_account *a, size_t n);
 

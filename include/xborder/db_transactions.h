@@ -33,6 +33,8 @@ struct txn {
 	char	 outcome[16];		/* COMPLETES, FAILS, RETURNS */
 	char	 created_at[25], updated_at[25];
 	char	 settled_at[25];	/* "" while not settled */
+	char	 review_scenario[33];	/* review lane: the scenario, else "" */
+	char	*review_detail;		/* its details as JSON text, or NULL; owned */
 };
 
 /* A same-currency transfer between a customer's two accounts. */

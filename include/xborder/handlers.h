@@ -47,6 +47,9 @@ enum route {
 	ROUTE_POST_TRANSFER_OUT,
 	ROUTE_GET_TRANSACTIONS,
 	ROUTE_GET_TRANSACTIONS_ONE,
+	ROUTE_POST_SANDBOX_INCOMING_PAYMENTS_SIMULATE,
+	ROUTE_POST_TRANSACTIONS_ONE_APPROVE,
+	ROUTE_POST_TRANSACTIONS_ONE_REJECT,
 	ROUTE_POST_QUOTES,
 	ROUTE_GET_QUOTES,
 	ROUTE_GET_QUOTES_ONE,
@@ -95,6 +98,10 @@ int h_transfer_in(struct req *req);
 int h_transfer_out(struct req *req);
 
 int h_transactions_get(struct req *req);
+
+int h_review_simulate(struct req *req);
+int h_review_approve(struct req *req);
+int h_review_reject(struct req *req);
 
 int h_quotes_create(struct req *req);
 int h_quotes_list(struct req *req);
@@ -222,6 +229,12 @@ int ppv_parse(const char *address, char name[65], char domain[254]);
 /* The Transaction resource, outgoing or incoming variant (h_transactions.c). */
 struct txn;
 json_object *json_transaction(const struct txn *t);
+
+/*
+ * Adds the review fields of a case in the lane (a PENDING transaction with
+ * a review scenario) to the Transaction object o; nothing otherwise.
+ */
+void json_review_fields(json_object *o, const struct txn *t);
 
 /*
  * Reads the opaque transactionId path parameter: 400 when empty, longer

@@ -22,6 +22,7 @@
 #include "xborder/db_ledger.h"
 #include "xborder/db_platforms.h"
 #include "xborder/ids.h"
+#include "xborder/db_review.h"
 #include "xborder/money.h"
 #include "xborder/util.h"
 #include "xborder/valid.h"
@@ -37,7 +38,8 @@ usage(void)
 	    "  platform-list\n"
 	    "  fx-set CURRENCY PRICE_MINOR_PER_BTC\n"
 	    "  fx-list\n"
-	    "  ledger-check\n");
+	    "  ledger-check\n"
+	    "  review-audit TRANSACTION_ID\n");
 	exit(2);
 }
 
@@ -150,8 +152,10 @@ print_rows(const struct db_rows *r, size_t ts_col)
 }
 
 static int
-cmd_platform_list(struct db *db, int argc)
+cmd_platform_list(struct db *db, const struct conf *conf, int argc, char **argv)
 {
+	(void)conf;
+	(void)argv;
 	struct db_rows r;
 
 	if (argc != 1)
@@ -164,8 +168,9 @@ cmd_platform_list(struct db *db, int argc)
 }
 
 static int
-cmd_fx_set(struct db *db, int argc, char **argv)
+cmd_fx_set(struct db *db, const struct conf *conf, int argc, char **argv)
 {
+	(void)conf;
 	int64_t price;
 
 	if (argc != 3)
@@ -181,8 +186,10 @@ cmd_fx_set(struct db *db, int argc, char **argv)
 }
 
 static int
-cmd_fx_list(struct db *db, int argc)
+cmd_fx_list(struct db *db, const struct conf *conf, int argc, char **argv)
 {
+	(void)conf;
+	(void)argv;
 	struct db_rows r;
 
 	if (argc != 1)
@@ -201,8 +208,10 @@ report_problem(const char *what, const char *id, const char *detail)
 }
 
 static int
-cmd_ledger_check(struct db *db, int argc)
+cmd_ledger_check(struct db *db, const struct conf *conf, int argc, char **argv)
 {
+	(void)conf;
+	(void)argv;
 	int problems;
 
 	if (argc != 1)
@@ -219,12 +228,47 @@ cmd_ledger_check(struct db *db, int argc)
 	return 0;
 }
 
+static int
+cmd_review_audit(struct db *db, const struct conf *conf, int argc, char **argv)
+{
+	struct db_rows r;
+	char id[37];
+	size_t n;
+
+	(void)conf;
+	if (argc != 2)
+		usage();
+	if (ids_parse(argv[1], "Transaction", 1, id) < 0)
+		die("review-audit: %s is not a transaction id", argv[1]);
+	if (db_review_audit(db, id, &r) != DB_OK)
+		die("review-audit: %s", db_error(db));
+	n = r.nrows;
+	print_rows(&r, 0);
+	db_rows_free(&r);
+	return n > 0 ? 0 : 1;
+}
+
+/* The commands, each with the function that runs it. */
+static const struct command {
+	const char	*name;
+	int		(*run)(struct db *, const struct conf *, int, char **);
+} commands[] = {
+	{ "migrate", cmd_migrate },
+	{ "platform-create", cmd_platform_create },
+	{ "platform-list", cmd_platform_list },
+	{ "fx-set", cmd_fx_set },
+	{ "fx-list", cmd_fx_list },
+	{ "ledger-check", cmd_ledger_check },
+	{ "review-audit", cmd_review_audit },
+};
+
 int
 main(int argc, char *argv[])
 {
 	struct conf conf;
 	struct db *db;
-	const char *path = NULL, *cmd;
+	const struct command *c;
+	const char *path = NULL;
 	char err[1024];
 	int rc;
 
@@ -235,28 +279,17 @@ main(int argc, char *argv[])
 	}
 	if (path == NULL || argc < 1)
 		usage();
-	cmd = argv[0];
-	if (strcmp(cmd, "migrate") != 0 && strcmp(cmd, "platform-create") != 0 &&
-	    strcmp(cmd, "platform-list") != 0 && strcmp(cmd, "fx-set") != 0 &&
-	    strcmp(cmd, "fx-list") != 0 && strcmp(cmd, "ledger-check") != 0)
+	for (c = commands; c < commands + sizeof(commands) / sizeof(commands[0]); c++)
+		if (strcmp(argv[0], c->name) == 0)
+			break;
+	if (c == commands + sizeof(commands) / sizeof(commands[0]))
 		usage();
 	if (conf_load(&conf, path, err, sizeof(err)) < 0)
 		die("%s", err);
 	log_set_level(LOG_LVL_WARN);
 	if ((db = db_open(&conf, err, sizeof(err))) == NULL)
 		die("cannot connect to the database: %s", err);
-	if (strcmp(cmd, "migrate") == 0)
-		rc = cmd_migrate(db, &conf, argc, argv);
-	else if (strcmp(cmd, "platform-create") == 0)
-		rc = cmd_platform_create(db, &conf, argc, argv);
-	else if (strcmp(cmd, "platform-list") == 0)
-		rc = cmd_platform_list(db, argc);
-	else if (strcmp(cmd, "fx-set") == 0)
-		rc = cmd_fx_set(db, argc, argv);
-	else if (strcmp(cmd, "ledger-check") == 0)
-		rc = cmd_ledger_check(db, argc);
-	else
-		rc = cmd_fx_list(db, argc);
+	rc = c->run(db, &conf, argc, argv);
 	db_close(db);
 	conf_free(&conf);
 	return rc;
