@@ -12,6 +12,11 @@
  * Failures against an existing clientId are counted in the token row, so
  * every worker sees the same count; after AUTH_MAX_FAILURES within
  * AUTH_FAILURE_WINDOW seconds the clientId gets 429 without any hashing.
+ *
+ * Every failure costs the same: a wrong secret costs an argon2id run, so an
+ * unknown or revoked clientId is checked against a dummy hash made once per
+ * process with the configured costs.  Otherwise the time of a 401 would tell
+ * which clientIds exist.
  */
 #include "config.h"
 
@@ -45,6 +50,7 @@ struct cache_slot {
 static struct cache_slot cache[CACHE_SLOTS];
 static unsigned char cache_key[32];
 static int cache_key_ready;
+static char *dummy_hash;	/* argon2id of a random secret; never freed */
 
 int
 auth_parse_basic(const char *header, char client_id[37], char *secret,
@@ -142,6 +148,27 @@ cache_put(const char *id, const char *secret, const char *hash)
 	mac("h", 1, hash, strlen(hash), s->hash_mac);
 }
 
+/*
+ * Spends what a wrong secret for a live clientId costs: one argon2id
+ * verification, against a hash of a random secret made on first use with
+ * the configured costs and the salt and output lengths of
+ * auth_new_secret(), so the run takes as long as a real one.  Making the
+ * hash costs one more run, once per process.
+ */
+static void
+burn_like_verify(const struct conf *c, const char *secret)
+{
+	char unused[AUTH_SECRET_LEN + 1];
+
+	if (dummy_hash == NULL) {
+		if (auth_new_secret(c, unused, &dummy_hash) < 0)
+			return;
+		OPENSSL_cleanse(unused, sizeof(unused));
+	}
+	/* Cannot match: nobody knows the random secret behind the hash. */
+	(void)argon2id_verify(dummy_hash, secret, strlen(secret));
+}
+
 static int
 unauthorized(struct req *req)
 {
@@ -164,6 +191,12 @@ auth_or_reply(struct req *req)
 		goto fail;
 	rc = db_token_auth_get(db, id, &ta);
 	if (rc == DB_NOT_FOUND) {
+		/*
+		 * Nothing to count an unknown clientId against: nginx's
+		 * per-address rate limit is what bounds these attempts, and
+		 * with them the argon2 runs they cost.
+		 */
+		burn_like_verify(req->conf, secret);
 		unauthorized(req);
 		goto fail;
 	}
@@ -179,8 +212,12 @@ auth_or_reply(struct req *req)
 		token_auth_free(&ta);
 		goto fail;
 	}
-	ok = !ta.revoked && (cache_hit(id, secret, ta.secret_hash) ||
-	    argon2id_verify(ta.secret_hash, secret, strlen(secret)) == ARGON2_OK);
+	if (ta.revoked) {
+		burn_like_verify(req->conf, secret);
+		ok = 0;
+	} else
+		ok = cache_hit(id, secret, ta.secret_hash) ||
+		    argon2id_verify(ta.secret_hash, secret, strlen(secret)) == ARGON2_OK;
 	if (!ok) {
 		if ((rc = db_token_auth_fail(db, id)) != DB_OK) {
 			token_auth_free(&ta);

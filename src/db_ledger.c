@@ -30,17 +30,23 @@ db_ledger_apply(struct db *db, const char *memo, const struct posting_set *s,
 	    " amount, memo, created_at) VALUES (?, ?, ?, ?, ?, ?, UTC_TIMESTAMP(3))";
 	size_t order[LEDGER_MAX_POSTINGS], n;
 	char platform[LEDGER_MAX_POSTINGS][37], posting_id[UUID_LEN + 1];
-	int rc;
+	int64_t nets[LEDGER_MAX_POSTINGS];
+	int rc, past_limit = 0, short_of = 0;
 
 	if (ledger_balanced(s) < 0)
 		return DB_CONFLICT;
 	n = ledger_lock_order(s, order);
+	/*
+	 * Lock and check every account before changing any, so that a
+	 * refusal leaves the caller's transaction untouched (settlement goes
+	 * on with another posting after DB_LIMIT).
+	 */
 	for (size_t k = 0; k < n; k++) {
 		const struct posting *p = &s->p[order[k]];
 		struct db_val a[] = { DBS(p->account_id) };
 		struct db_rows r;
-		int64_t balance, net;
-		int overflow;
+		int64_t balance, after;
+		int overflow, sandbox;
 
 		if ((rc = db_query(db, lock, a, NARGS(a), &r)) != DB_OK)
 			return rc;
@@ -48,31 +54,47 @@ db_ledger_apply(struct db *db, const char *memo, const struct posting_set *s,
 			db_rows_free(&r);
 			return DB_CONFLICT;
 		}
-		balance = db_cell_i64(&r, 0, 0);
-		net = ledger_net(s, p->account_id, &overflow);
-		if (overflow || strcmp(db_cell(&r, 0, 2), p->currency) != 0 ||
-		    (net > 0 && balance > INT64_MAX - net)) {
+		if (strcmp(db_cell(&r, 0, 2), p->currency) != 0) {
 			db_rows_free(&r);
 			return DB_CONFLICT;
 		}
+		balance = db_cell_i64(&r, 0, 0);
+		sandbox = strcmp(db_cell(&r, 0, 1), ACCT_SANDBOX) == 0;
 		snprintf(platform[order[k]], sizeof(platform[0]), "%s", db_cell(&r, 0, 3));
-		if (balance + net < 0 && strcmp(db_cell(&r, 0, 1), ACCT_SANDBOX) != 0) {
-			db_rows_free(&r);
-			if (shortfall != NULL) {
-				memcpy(shortfall->account_id, p->account_id, sizeof(shortfall->account_id));
+		db_rows_free(&r);
+		nets[k] = ledger_net(s, p->account_id, &overflow);
+		if (overflow) {
+			past_limit = 1;
+			continue;
+		}
+		switch (ledger_balance_after(balance, nets[k], sandbox, &after)) {
+		case LEDGER_OK:
+			break;
+		case LEDGER_PAST_LIMIT:
+			past_limit = 1;
+			break;
+		case LEDGER_BELOW_ZERO:
+			if (!short_of && shortfall != NULL) {
+				memcpy(shortfall->account_id, p->account_id,
+				    sizeof(shortfall->account_id));
 				memcpy(shortfall->currency, p->currency, sizeof(shortfall->currency));
 				shortfall->available = balance;
-				shortfall->requested = -net;
+				shortfall->requested = -nets[k];
 			}
-			return DB_INSUFFICIENT;
+			short_of = 1;
+			break;
 		}
-		db_rows_free(&r);
-		{
-			struct db_val u[] = { DBI(net), DBS(p->account_id) };
+	}
+	/* AMOUNT_OUT_OF_RANGE comes before INSUFFICIENT_FUNDS (decisions.md). */
+	if (past_limit)
+		return DB_LIMIT;
+	if (short_of)
+		return DB_INSUFFICIENT;
+	for (size_t k = 0; k < n; k++) {
+		struct db_val u[] = { DBI(nets[k]), DBS(s->p[order[k]].account_id) };
 
-			if (net != 0 && (rc = db_exec(db, update, u, NARGS(u), NULL)) != DB_OK)
-				return rc;
-		}
+		if (nets[k] != 0 && (rc = db_exec(db, update, u, NARGS(u), NULL)) != DB_OK)
+			return rc;
 	}
 	ids_uuid4(posting_id);
 	for (size_t i = 0; i < s->n; i++) {
@@ -142,9 +164,12 @@ db_ledger_check(struct db *db, void (*report)(const char *what, const char *id,
 	    " GROUP BY a.id, a.balance HAVING a.balance <> IFNULL(SUM(e.amount), 0)";
 	static const char negative[] =
 	    "SELECT id, balance FROM internal_accounts WHERE balance < 0 AND kind <> 'SANDBOX'";
+	static const char outside[] =
+	    "SELECT id, balance FROM internal_accounts WHERE balance > ? OR balance < ?";
 	static const char mismatch[] =
 	    "SELECT e.id, e.account_id FROM ledger_entries e JOIN internal_accounts a"
 	    " ON a.id = e.account_id WHERE a.currency <> e.currency";
+	struct db_val lim[] = { DBI(LEDGER_BALANCE_MAX), DBI(-LEDGER_BALANCE_MAX) };
 	struct db_rows r;
 	char detail[128];
 	int rc, problems = 0;
@@ -168,6 +193,13 @@ db_ledger_check(struct db *db, void (*report)(const char *what, const char *id,
 		return rc;
 	for (size_t i = 0; i < r.nrows; i++, problems++) {
 		snprintf(detail, sizeof(detail), "negative balance %s", db_cell(&r, i, 1));
+		report("account", db_cell(&r, i, 0), detail);
+	}
+	db_rows_free(&r);
+	if ((rc = db_query(db, outside, lim, NARGS(lim), &r)) != DB_OK)
+		return rc;
+	for (size_t i = 0; i < r.nrows; i++, problems++) {
+		snprintf(detail, sizeof(detail), "balance %s past the limit", db_cell(&r, i, 1));
 		report("account", db_cell(&r, i, 0), detail);
 	}
 	db_rows_free(&r);

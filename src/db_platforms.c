@@ -15,12 +15,15 @@
 #include "xborder/db_platforms.h"
 #include "xborder/db_tokens.h"
 #include "xborder/ids.h"
+#include "xborder/ledger.h"
 #include "xborder/util.h"
 
 /* The configuration a new platform starts with. */
 static const char *const default_codes[] = { "USD", "EUR", "MXN" };
 #define DEFAULT_MIN 1
 #define DEFAULT_MAX INT64_C(100000000000)
+_Static_assert(DEFAULT_MIN <= DEFAULT_MAX && DEFAULT_MAX <= LEDGER_AMOUNT_CFG_MAX,
+    "a new platform's currency limits must be ones PATCH /config accepts");
 #define DEFAULT_TYPES "[\"OUTGOING\",\"INCOMING\"]"
 #define DEFAULT_FIELDS "[{\"profile\":\"FULL_NAME\",\"mandatory\":true}]"
 

@@ -438,21 +438,18 @@ db_quote_payout_done(struct db *db, const struct quote *q)
 }
 
 int
-db_quote_reverse(struct db *db, const struct quote *q, int with_payout)
+db_quote_reverse(struct db *db, const struct quote *q, const char *memo)
 {
 	struct posting_set s = { .n = 0 };
 	char sandbox[37];
 	int rc;
 
-	if ((rc = sending_side(db, q, -1, &s)) != DB_OK)
-		return rc;
-	if (with_payout &&
-	    ((rc = db_account_system(db, q->recv_platform_id, ACCT_SANDBOX, q->recv_currency,
+	if ((rc = sending_side(db, q, -1, &s)) != DB_OK ||
+	    (rc = db_account_system(db, q->recv_platform_id, ACCT_SANDBOX, q->recv_currency,
 	    sandbox)) != DB_OK ||
-	    (rc = receiving_move(db, q, ACCT_IN_TRANSIT, sandbox, &s)) != DB_OK))
+	    (rc = receiving_move(db, q, ACCT_IN_TRANSIT, sandbox, &s)) != DB_OK)
 		return rc;
-	return db_ledger_apply(db, with_payout ? "quote_payout_failed" : "quote_payout_returned",
-	    &s, NULL);
+	return db_ledger_apply(db, memo, &s, NULL);
 }
 
 struct expire_args {

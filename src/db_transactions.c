@@ -210,24 +210,34 @@ transfer_tx(struct db *db, void *arg)
 	    " UTC_TIMESTAMP(3), UTC_TIMESTAMP(3))";
 	struct transfer_args *x = arg;
 	const struct transfer *t = x->t;
-	char *pcid = NULL, transit[UUID_LEN + 1];
+	struct posting_set s = { .n = 0 };
+	char *pcid = NULL, transit[UUID_LEN + 1], sandbox[UUID_LEN + 1];
 	int rc;
 
 	if ((rc = db_customer_lock(db, x->platform, t->customer_id, &pcid)) != DB_OK)
 		return rc == DB_NOT_FOUND ? DB_GONE : rc;
-	if (x->out) {
-		struct posting_set s = { .n = 0 };
-
-		if ((rc = db_account_system(db, x->platform, ACCT_IN_TRANSIT, t->currency,
-		    transit)) != DB_OK)
-			goto out;
-		if (ledger_move(&s, t->internal_account_id, transit, t->currency, t->amount) < 0) {
-			rc = DB_CONFLICT;
-			goto out;
-		}
-		if ((rc = db_ledger_apply(db, "transfer_out", &s, x->shortfall)) != DB_OK)
-			goto out;
+	/*
+	 * Both directions move the amount into the platform's in-transit
+	 * account now: a payout from the customer's balance, money coming in
+	 * from the sandbox's own account.  So the sandbox account's limit is
+	 * checked here, while the client can be told (DB_LIMIT), and
+	 * settlement only moves money out of in-transit, which can never
+	 * pass a limit.
+	 */
+	if ((rc = db_account_system(db, x->platform, ACCT_IN_TRANSIT, t->currency,
+	    transit)) != DB_OK)
+		goto out;
+	if (!x->out && (rc = db_account_system(db, x->platform, ACCT_SANDBOX, t->currency,
+	    sandbox)) != DB_OK)
+		goto out;
+	if (ledger_move(&s, x->out ? t->internal_account_id : sandbox, transit, t->currency,
+	    t->amount) < 0) {
+		rc = DB_CONFLICT;
+		goto out;
 	}
+	if ((rc = db_ledger_apply(db, x->out ? "transfer_out" : "transfer_in", &s,
+	    x->shortfall)) != DB_OK)
+		goto out;
 	{
 		struct db_val a[] = { DBS(x->id), DBS(x->platform),
 		    DBS(x->out ? "TRANSFER_OUT" : "TRANSFER_IN"),

@@ -14,13 +14,19 @@
 #include "xborder/db.h"
 #include "xborder/db_platforms.h"
 #include "xborder/handlers.h"
+#include "xborder/ledger.h"
 #include "xborder/money.h"
 #include "xborder/req.h"
 #include "xborder/resp.h"
 #include "xborder/util.h"
 #include "xborder/valid.h"
 
-#define MAX_AMOUNT INT64_C(999999999999999999)	/* 18 digits */
+/*
+ * A currency's minAmount and maxAmount: at most 10^15, a thousandth of the
+ * balance limit, so that a platform cannot come near the limit in a few
+ * transfers (the limit itself is enforced on every posting).
+ */
+#define MAX_AMOUNT LEDGER_AMOUNT_CFG_MAX
 #define MAX_CURRENCIES 64
 
 static const char *const tx_types[] = { "OUTGOING", "INCOMING", NULL };

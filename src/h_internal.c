@@ -120,6 +120,8 @@ h_internal_fund(struct req *req)
 	    NULL) < 0)
 		return -1;
 	rc = db_internal_fund(db, req->platform_id, id, amount, &a);
+	if (rc == DB_LIMIT)
+		return balance_limit_reply(req, "amountMinor");
 	if (rc == DB_NOT_FOUND)
 		return resp_error(req, 404, "ACCOUNT_NOT_FOUND", "No such internal account.", NULL);
 	if (rc == DB_GONE)

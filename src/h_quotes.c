@@ -557,6 +557,8 @@ h_quotes_execute(struct req *req)
 		return gone_reply(req, "A customer of this quote has been deleted.");
 	case DB_INSUFFICIENT:
 		return insufficient_reply(req, &shortfall);
+	case DB_LIMIT:
+		return balance_limit_reply(req, "receivingAmount");
 	case DB_CONFLICT:
 		if (why == QUOTE_ALREADY_EXECUTED)
 			return resp_error(req, 409, "QUOTE_ALREADY_EXECUTED",

@@ -291,6 +291,8 @@ decide(struct req *req, int approve)
 	rc = db_review_decide(db, req->platform_id, id, &d, &t, status);
 	if (rc == DB_CONFLICT)
 		return not_pending_reply(req, status);
+	if (rc == DB_LIMIT)
+		return balance_limit_reply(req, "amountMinor");
 	if (rc == DB_NOT_FOUND)
 		return resp_error(req, 404, "TRANSACTION_NOT_FOUND", "No such transaction.", NULL);
 	if (rc != DB_OK)

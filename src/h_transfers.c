@@ -4,7 +4,8 @@
  * in (credited when the bank settles); POST /transfer-out takes it out of
  * the balance at once (into the platform's in-transit account) and the
  * background worker settles it.  Checks follow decisions.md: the form,
- * then the accounts, then currency, amount range and funds.
+ * then the accounts, then currency, amount range (the currency's limits,
+ * then the service's balance limit) and funds.
  */
 #include "config.h"
 
@@ -19,6 +20,7 @@
 #include "xborder/db_transactions.h"
 #include "xborder/handlers.h"
 #include "xborder/ids.h"
+#include "xborder/ledger.h"
 #include "xborder/req.h"
 #include "xborder/resp.h"
 #include "xborder/util.h"
@@ -62,6 +64,19 @@ amount_range_or_reply(struct req *req, const char *field, int64_t amount, int64_
 	json_object_object_add(d, field, json_object_new_string(rule));
 	return resp_error(req, 400, "AMOUNT_OUT_OF_RANGE",
 	    "The amount is outside the limits of the currency.", d);
+}
+
+int
+balance_limit_reply(struct req *req, const char *field)
+{
+	json_object *d = json_object_new_object();
+	char rule[128];
+
+	snprintf(rule, sizeof(rule), "must keep every balance it moves from -%" PRId64
+	    " to %" PRId64, LEDGER_BALANCE_MAX, LEDGER_BALANCE_MAX);
+	json_object_object_add(d, field, json_object_new_string(rule));
+	return resp_error(req, 400, "AMOUNT_OUT_OF_RANGE",
+	    "The amount would take a balance past the service's balance limit.", d);
 }
 
 int
@@ -163,6 +178,8 @@ transfer(struct req *req, int out)
 	}
 	external_account_free(&ea);
 	if (!out) {
+		int64_t after;
+
 		rc = db_customer_get(db, req->platform_id, ia.customer_id, &c);
 		if (rc != DB_OK && rc != DB_GONE)
 			return req_db_fail(req, rc);
@@ -170,10 +187,19 @@ transfer(struct req *req, int out)
 		customer_free(&c);
 		if (rc == DB_GONE)
 			return resp_error(req, 410, "GONE", "The customer has been deleted.", NULL);
+		/*
+		 * The customer's credit is checked again at settlement (the
+		 * balance may have grown meanwhile); this answers the plain
+		 * case now, while the client can be told.
+		 */
+		if (ledger_balance_after(ia.balance, amount, 0, &after) == LEDGER_PAST_LIMIT)
+			return balance_limit_reply(req, "amount.amountMinor");
 		t.ppv_address = ppv;
 		rc = db_transfer_in(db, req->platform_id, &t, &txn);
 	} else
 		rc = db_transfer_out(db, req->platform_id, &t, &txn, &shortfall);
+	if (rc == DB_LIMIT)
+		return balance_limit_reply(req, "amount.amountMinor");
 	if (rc == DB_INSUFFICIENT)
 		return insufficient_reply(req, &shortfall);
 	if (rc == DB_GONE)

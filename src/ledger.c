@@ -95,3 +95,18 @@ ledger_net(const struct posting_set *s, const char *account_id, int *overflow)
 	}
 	return (int64_t)sum;
 }
+
+enum ledger_bound
+ledger_balance_after(int64_t balance, int64_t net, int may_go_negative, int64_t *out)
+{
+	int64_t after;
+
+	if (__builtin_add_overflow(balance, net, &after))
+		return LEDGER_PAST_LIMIT;
+	if (after < 0 && !may_go_negative)
+		return LEDGER_BELOW_ZERO;
+	if ((net > 0 && after > LEDGER_BALANCE_MAX) || (net < 0 && after < -LEDGER_BALANCE_MAX))
+		return LEDGER_PAST_LIMIT;
+	*out = after;
+	return LEDGER_OK;
+}

@@ -4,15 +4,32 @@
  * account number's last three digits: 002 fails, 005 (payouts only)
  * completes and is then returned, anything else completes.
  *
- *   transfer-in   COMPLETES: SANDBOX -> customer, COMPLETED
- *                 FAILS:     nothing moves, FAILED
+ * Both kinds put the amount in the platform's IN_TRANSIT account when
+ * they are made (db_transactions.c): transfer-in from the SANDBOX account,
+ * transfer-out from the customer.  Settlement moves it out again:
+ *
+ *   transfer-in   COMPLETES: IN_TRANSIT -> customer, COMPLETED
+ *                 FAILS:     IN_TRANSIT -> SANDBOX, FAILED (nothing moved
+ *                            in the end); also when the customer's credit
+ *                            would pass the balance limit
  *   transfer-out  COMPLETES: IN_TRANSIT -> SANDBOX, COMPLETED
  *                 FAILS:     IN_TRANSIT -> customer, FAILED
- *                 RETURNS:   as COMPLETES, then later SANDBOX -> customer,
- *                            REFUNDED (settledAt kept)
- *   quote payout  (PROCESSING) as transfer-out, with the postings of
- *                 db_quotes.c: a failed or returned payout gives the sender
- *                 the whole sending amount back and takes back the fees
+ *                 RETURNS:   COMPLETED with the amount kept in IN_TRANSIT,
+ *                            then later IN_TRANSIT -> customer, REFUNDED
+ *                            (settledAt kept)
+ *
+ * Every balance of a platform and currency but the SANDBOX one is >= 0
+ * and they all sum to zero, so what is in IN_TRANSIT plus any customer's
+ * balance is at most -SANDBOX, which the balance limit bounds: no move
+ * out of IN_TRANSIT can pass the limit, and no settlement job can fail
+ * for ever on it.  (A returned payout keeps its amount in IN_TRANSIT for
+ * the same reason: taking it from SANDBOX later could pass the limit.)
+ * Only the customer's credit of a transfer-in is checked anyway, for data
+ * older than that rule.
+ *
+ *   quote payout  (PROCESSING) the same, with the postings of db_quotes.c:
+ *                 a failed or returned payout gives the sender the whole
+ *                 sending amount back and takes back both fee credits
  */
 #include "config.h"
 
@@ -28,39 +45,35 @@
 #include "xborder/settle.h"
 #include "xborder/util.h"
 
-/* Moves amount between a system account of kind and the customer account. */
+/* The id of the account of kind: the transaction's own for ACCT_CUSTOMER. */
 static int
-post(struct db *db, const struct txn *t, const char *kind, int to_customer,
+account_of(struct db *db, const struct txn *t, const char *kind, char id[UUID_LEN + 1])
+{
+	if (strcmp(kind, ACCT_CUSTOMER) == 0) {
+		memcpy(id, t->internal_account_id, UUID_LEN + 1);
+		return DB_OK;
+	}
+	return db_account_system(db, t->platform_id, kind, t->currency, id);
+}
+
+/*
+ * Moves the transaction's amount from the account of kind from to the one
+ * of kind to.  DB_LIMIT leaves nothing written (db_ledger_apply).
+ */
+static int
+move(struct db *db, const struct txn *t, const char *from, const char *to,
     const char *memo)
 {
 	struct posting_set s = { .n = 0 };
-	char sys[UUID_LEN + 1];
+	char a[UUID_LEN + 1], b[UUID_LEN + 1];
 	int rc;
 
-	if ((rc = db_account_system(db, t->platform_id, kind, t->currency, sys)) != DB_OK)
+	if ((rc = account_of(db, t, from, a)) != DB_OK ||
+	    (rc = account_of(db, t, to, b)) != DB_OK)
 		return rc;
-	if (ledger_move(&s, to_customer ? sys : t->internal_account_id,
-	    to_customer ? t->internal_account_id : sys, t->currency, t->amount) < 0)
+	if (ledger_move(&s, a, b, t->currency, t->amount) < 0)
 		return DB_CONFLICT;
 	return db_ledger_apply(db, memo, &s, NULL);
-}
-
-/* Moves the payout from in-transit to the outside world. */
-static int
-pay_out(struct db *db, const struct txn *t)
-{
-	struct posting_set s = { .n = 0 };
-	char transit[UUID_LEN + 1], sandbox[UUID_LEN + 1];
-	int rc;
-
-	if ((rc = db_account_system(db, t->platform_id, ACCT_IN_TRANSIT, t->currency,
-	    transit)) != DB_OK ||
-	    (rc = db_account_system(db, t->platform_id, ACCT_SANDBOX, t->currency,
-	    sandbox)) != DB_OK)
-		return rc;
-	if (ledger_move(&s, transit, sandbox, t->currency, t->amount) < 0)
-		return DB_CONFLICT;
-	return db_ledger_apply(db, "payout_settled", &s, NULL);
 }
 
 /*
@@ -77,12 +90,14 @@ settle_quote(struct db *db, const struct txn *t)
 	if ((rc = db_quote_by_txn(db, t->id, &q)) != DB_OK)
 		return rc == DB_NOT_FOUND ? DB_ERR : rc;
 	if (strcmp(q.outcome, "FAILS") == 0) {
-		if ((rc = db_quote_reverse(db, &q, 1)) == DB_OK)
+		if ((rc = db_quote_reverse(db, &q, "quote_payout_failed")) == DB_OK)
 			rc = db_txn_set_status(db, t->id, "FAILED", 0);
-	} else if ((rc = db_quote_payout_done(db, &q)) == DB_OK &&
-	    (rc = db_txn_set_status(db, t->id, "COMPLETED", 1)) == DB_OK &&
-	    strcmp(q.outcome, "RETURNS") == 0)
-		rc = db_job_add(db, "refund", t->id, t->platform_id, REFUND_DELAY_MS);
+	} else if (strcmp(q.outcome, "RETURNS") == 0) {
+		/* Kept in transit until the bank returns it, as transfer-outs. */
+		if ((rc = db_txn_set_status(db, t->id, "COMPLETED", 1)) == DB_OK)
+			rc = db_job_add(db, "refund", t->id, t->platform_id, REFUND_DELAY_MS);
+	} else if ((rc = db_quote_payout_done(db, &q)) == DB_OK)
+		rc = db_txn_set_status(db, t->id, "COMPLETED", 1);
 	quote_free(&q);
 	return rc;
 }
@@ -95,9 +110,9 @@ refund(struct db *db, const struct txn *t)
 	int rc;
 
 	if (strcmp(t->kind, "QUOTE") != 0)
-		rc = post(db, t, ACCT_SANDBOX, 1, "payout_returned");
+		rc = move(db, t, ACCT_IN_TRANSIT, ACCT_CUSTOMER, "payout_returned");
 	else if ((rc = db_quote_by_txn(db, t->id, &q)) == DB_OK) {
-		rc = db_quote_reverse(db, &q, 0);
+		rc = db_quote_reverse(db, &q, "quote_payout_returned");
 		quote_free(&q);
 	}
 	if (rc == DB_OK)
@@ -111,24 +126,33 @@ settle(struct db *db, const struct txn *t)
 	int fails = strcmp(t->outcome, "FAILS") == 0, rc;
 
 	if (strcmp(t->kind, "TRANSFER_IN") == 0) {
-		if (fails)
-			return db_txn_set_status(db, t->id, "FAILED", 0);
-		if ((rc = post(db, t, ACCT_SANDBOX, 1, "transfer_in_settled")) != DB_OK)
+		if (!fails) {
+			rc = move(db, t, ACCT_IN_TRANSIT, ACCT_CUSTOMER, "transfer_in_settled");
+			if (rc == DB_OK)
+				return db_txn_set_status(db, t->id, "COMPLETED", 1);
+			if (rc != DB_LIMIT)
+				return rc;
+			log_msg(LOG_LVL_WARN, NULL, "settle: transfer-in %s would take account %s"
+			    " past the balance limit: FAILED", t->id, t->internal_account_id);
+		}
+		if ((rc = move(db, t, ACCT_IN_TRANSIT, ACCT_SANDBOX, "transfer_in_failed")) != DB_OK)
 			return rc;
-		return db_txn_set_status(db, t->id, "COMPLETED", 1);
+		return db_txn_set_status(db, t->id, "FAILED", 0);
 	}
 	if (strcmp(t->kind, "TRANSFER_OUT") == 0) {
 		if (fails) {
-			if ((rc = post(db, t, ACCT_IN_TRANSIT, 1, "payout_failed")) != DB_OK)
+			if ((rc = move(db, t, ACCT_IN_TRANSIT, ACCT_CUSTOMER, "payout_failed")) != DB_OK)
 				return rc;
 			return db_txn_set_status(db, t->id, "FAILED", 0);
 		}
-		if ((rc = pay_out(db, t)) != DB_OK ||
-		    (rc = db_txn_set_status(db, t->id, "COMPLETED", 1)) != DB_OK)
-			return rc;
-		if (strcmp(t->outcome, "RETURNS") == 0)
+		if (strcmp(t->outcome, "RETURNS") == 0) {
+			if ((rc = db_txn_set_status(db, t->id, "COMPLETED", 1)) != DB_OK)
+				return rc;
 			return db_job_add(db, "refund", t->id, t->platform_id, REFUND_DELAY_MS);
-		return DB_OK;
+		}
+		if ((rc = move(db, t, ACCT_IN_TRANSIT, ACCT_SANDBOX, "payout_settled")) != DB_OK)
+			return rc;
+		return db_txn_set_status(db, t->id, "COMPLETED", 1);
 	}
 	log_msg(LOG_LVL_WARN, NULL, "settle: transaction %s of kind %s has no settlement",
 	    t->id, t->kind);

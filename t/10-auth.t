@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # 10-auth.t - Basic authentication (401), throttling of repeated failures
-# (429) and permissions (403).
+# (429), permissions (403), and a 401 that takes as long for an unknown or
+# revoked clientId as for a wrong secret (no timing oracle).
 . "$(dirname "${BASH_SOURCE[0]}")/lib/api.sh"
 no_plan
 
@@ -91,6 +92,51 @@ is_status 200 "the root token is not throttled"
 api --as "$(uuid4)" "$b_secret" GET /config
 is_error 401 UNAUTHORIZED "unknown clientId is still 401, not 429"
 
+# --- timing: a failure does not tell whether the clientId exists -------------
+# A wrong secret for a live clientId costs an argon2id run; an unknown or
+# revoked clientId must cost about as much, or the time of a 401 tells
+# which clientIds exist.  Medians of curl's time_total over 15 requests of
+# each kind, interleaved; throwaway tokens take at most 8 failures each,
+# below the throttle (10 in 60 s).
+live=() revoked=()
+for i in 1 2; do
+    create_token "$(uniq_name t10-timing-live)" '["view"]'
+    live+=("$TOK_CLIENT_ID")
+    create_token "$(uniq_name t10-timing-revoked)" '["view"]'
+    revoked+=("$TOK_CLIENT_ID")
+    api DELETE "/tokens/Token:$TOK_CLIENT_ID"
+    is_status 200 "revoke a token for the timing test"
+done
+# time_401 ID SECRET FILE: one GET /config; appends time_total to FILE
+# when the answer is 401, else a marker that fails the comparison.
+time_401() {
+    local out
+    out=$(curl -sk -o /dev/null -w '%{http_code} %{time_total}' --max-time 5 \
+        -H "Authorization: Basic $(b64 "$1:$2")" "$XB_BASE_URL/config") || out="000 0"
+    if [[ ${out%% *} == 401 ]]; then echo "${out#* }" >>"$3"; else echo "status ${out%% *}" >>"$3"; fi
+}
+# median FILE: the median of the numbers in FILE, in milliseconds.
+median() {
+    sort -g "$1" | awk '{v[NR] = $1} END {m = NR % 2 ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2; printf "%.1f", m * 1000}'
+}
+: >"$_API_TMP/t-wrong"; : >"$_API_TMP/t-unknown"; : >"$_API_TMP/t-revoked"
+started=$SECONDS
+for ((i = 0; i < 15; i++)); do
+    time_401 "${live[i / 8]}" "wrong-secret-$i" "$_API_TMP/t-wrong"
+    time_401 "$(uuid4)" "wrong-secret-$i" "$_API_TMP/t-unknown"
+    time_401 "${revoked[i / 8]}" "wrong-secret-$i" "$_API_TMP/t-revoked"
+done
+ok "$(! grep -q status "$_API_TMP"/t-* && echo 1)" "timing: all 45 attempts answered 401"
+ok "$((SECONDS - started < 10))" "timing: the 45 attempts took under 10 s ($((SECONDS - started)) s)"
+m_wrong=$(median "$_API_TMP/t-wrong")
+m_unknown=$(median "$_API_TMP/t-unknown")
+m_revoked=$(median "$_API_TMP/t-revoked")
+diag "median time of a 401: wrong secret $m_wrong ms, unknown clientId $m_unknown ms, revoked $m_revoked ms"
+ok "$(awk -v a="$m_unknown" -v w="$m_wrong" 'BEGIN {print (a >= 0.5 * w)}')" \
+    "timing: an unknown clientId costs at least half a wrong secret ($m_unknown vs $m_wrong ms)"
+ok "$(awk -v a="$m_revoked" -v w="$m_wrong" 'BEGIN {print (a >= 0.5 * w)}')" \
+    "timing: a revoked clientId costs at least half a wrong secret ($m_revoked vs $m_wrong ms)"
+
 # --- permissions -------------------------------------------------------------
 create_token "$(uniq_name t10-view)" '["view"]'
 v_id=$TOK_CLIENT_ID v_secret=$TOK_SECRET
@@ -147,7 +193,7 @@ if [[ $TOK_ID == Token:* ]]; then
 fi
 
 # Clean up: revoke the tokens made here (the throttled one is revoked with root).
-for t in "$a_id" "$b_id" "$c_id" "$v_id" "$m_id"; do
+for t in "$a_id" "$b_id" "$c_id" "$v_id" "$m_id" "${live[@]}"; do
     [[ $t =~ $UUID4_RE ]] || continue
     api DELETE "/tokens/Token:$t"
     is_status 200 "clean up: revoke Token:$t"

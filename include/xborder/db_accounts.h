@@ -57,7 +57,8 @@ int db_internal_get(struct db *db, const char *platform, const char *id,
 /*
  * Funds an account of platform from its SANDBOX account in one
  * transaction; out receives the account afterwards.  DB_OK, DB_NOT_FOUND,
- * DB_GONE (its customer is deleted) or a failure.
+ * DB_GONE (its customer is deleted), DB_LIMIT (the account or the SANDBOX
+ * one would pass the balance limit; nothing written) or a failure.
  */
 int db_internal_fund(struct db *db, const char *platform, const char *id, int64_t amount,
     struct internal_account *out);

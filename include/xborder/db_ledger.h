@@ -27,11 +27,15 @@ struct ledger_short {
 
 /*
  * Applies a balanced posting set inside the caller's transaction: locks
- * every account row (FOR UPDATE, in ledger_lock_order), checks currencies
- * and that no balance but a SANDBOX one goes below zero, updates the
- * balances and writes one ledger entry per posting.  Returns DB_OK,
- * DB_INSUFFICIENT (with *shortfall filled), DB_CONFLICT for an unbalanced
- * set or a currency mismatch, or a failure.
+ * every account row (FOR UPDATE, in ledger_lock_order), checks currencies,
+ * that no balance but a SANDBOX one goes below zero and that no balance
+ * leaves -LEDGER_BALANCE_MAX..LEDGER_BALANCE_MAX (ledger_balance_after),
+ * and only then updates the balances and writes one ledger entry per
+ * posting.  Returns DB_OK; DB_LIMIT when a balance would pass the limit
+ * (before DB_INSUFFICIENT, as AMOUNT_OUT_OF_RANGE comes before
+ * INSUFFICIENT_FUNDS); DB_INSUFFICIENT (with *shortfall filled);
+ * DB_CONFLICT for an unbalanced set or a currency mismatch; or a failure.
+ * On DB_LIMIT, DB_INSUFFICIENT and DB_CONFLICT nothing has been written.
  */
 int db_ledger_apply(struct db *db, const char *memo, const struct posting_set *s,
     struct ledger_short *shortfall);
@@ -45,9 +49,10 @@ int db_account_system(struct db *db, const char *platform, const char *kind,
 
 /*
  * Verifies the whole ledger: every currency's entries sum to zero, every
- * account's balance equals the sum of its entries and no non-SANDBOX
- * balance is negative.  Calls report() once per problem found; returns the
- * number of problems (>= 0) or a failure (< 0).
+ * account's balance equals the sum of its entries, no non-SANDBOX balance
+ * is negative, no balance is past the balance limit and no entry is in
+ * another currency than its account.  Calls report() once per problem
+ * found; returns the number of problems (>= 0) or a failure (< 0).
  */
 int db_ledger_check(struct db *db, void (*report)(const char *what, const char *id,
     const char *detail));

@@ -80,12 +80,12 @@ int db_quote_execute(struct db *db, const char *platform, const char *id, struct
 int db_quote_payout_done(struct db *db, const struct quote *q);
 
 /*
- * Inside the caller's transaction: gives the sender back the whole sending
- * amount and takes back both fee credits.  with_payout also returns the
- * receiving amount from the in-transit account (a payout that failed
- * before it left); without it the bank returned a completed payout.
+ * Inside the caller's transaction: the payout did not reach the bank (it
+ * failed) or came back (returned): its receiving amount leaves the
+ * in-transit account, the sender gets the whole sending amount back and
+ * both fee credits are taken back, so nothing has moved in the end.
  */
-int db_quote_reverse(struct db *db, const struct quote *q, int with_payout);
+int db_quote_reverse(struct db *db, const struct quote *q, const char *memo);
 
 /*
  * Marks every unexecuted quote past its expiry EXPIRED, with its

@@ -54,8 +54,11 @@ struct txn_filter {
 };
 
 /*
- * Records a transfer-in (INCOMING, PENDING) and its settlement job in one
- * transaction.  DB_OK, DB_GONE (customer deleted meanwhile) or a failure.
+ * Records a transfer-in (INCOMING, PENDING): moves the amount from the
+ * platform's sandbox account to its in-transit account, records the
+ * transaction and its settlement job, in one transaction.  DB_OK,
+ * DB_LIMIT (the sandbox account would pass the balance limit), DB_GONE
+ * (customer deleted meanwhile) or a failure.
  */
 int db_transfer_in(struct db *db, const char *platform, const struct transfer *t,
     struct txn *out);
@@ -64,7 +67,7 @@ int db_transfer_in(struct db *db, const char *platform, const struct transfer *t
  * Records a transfer-out (OUTGOING, PENDING): moves the amount from the
  * customer's account to the platform's in-transit account, records the
  * transaction and its settlement job, in one transaction.  DB_OK,
- * DB_INSUFFICIENT (*shortfall filled), DB_GONE or a failure.
+ * DB_LIMIT, DB_INSUFFICIENT (*shortfall filled), DB_GONE or a failure.
  */
 int db_transfer_out(struct db *db, const char *platform, const struct transfer *t,
     struct txn *out, struct ledger_short *shortfall);

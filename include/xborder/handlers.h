@@ -247,6 +247,12 @@ int transaction_id_or_reply(struct req *req, char id[37]);
 int amount_range_or_reply(struct req *req, const char *field, int64_t amount,
     int64_t min, int64_t max);
 
+/*
+ * 400 AMOUNT_OUT_OF_RANGE naming field: the amount would take a balance
+ * past the service's balance limit (LEDGER_BALANCE_MAX).
+ */
+int balance_limit_reply(struct req *req, const char *field);
+
 /* 409 INSUFFICIENT_FUNDS with details.available and details.requested. */
 struct ledger_short;
 int insufficient_reply(struct req *req, const struct ledger_short *s);

@@ -12,6 +12,28 @@
 
 #define LEDGER_MAX_POSTINGS 8
 
+/*
+ * The service-wide balance limit: no balance may leave
+ * -LEDGER_BALANCE_MAX..LEDGER_BALANCE_MAX, the platform's SANDBOX account
+ * (the only one that goes negative) included.  10^18 - 1 is the largest
+ * amount an amountMinor of 18 digits can show, and far from the ends of
+ * int64 (about 9.2 * 10^18).
+ */
+#define LEDGER_BALANCE_MAX	INT64_C(999999999999999999)
+
+/*
+ * The most a platform may configure as a currency's minAmount or
+ * maxAmount: 10^15, a thousandth of the balance limit.
+ */
+#define LEDGER_AMOUNT_CFG_MAX	INT64_C(1000000000000000)
+
+/* What ledger_balance_after() found. */
+enum ledger_bound {
+	LEDGER_OK = 0,
+	LEDGER_BELOW_ZERO,	/* an account that may not go negative would */
+	LEDGER_PAST_LIMIT	/* the balance would leave the balance limit */
+};
+
 struct posting {
 	char	 account_id[37];
 	char	 currency[4];
@@ -57,5 +79,18 @@ size_t ledger_lock_order(const struct posting_set *s, size_t order[LEDGER_MAX_PO
  * Sets *overflow when it does not fit in int64.
  */
 int64_t ledger_net(const struct posting_set *s, const char *account_id, int *overflow);
+
+/*
+ * The balance an account would have after a net change, computed without
+ * overflow.  Returns LEDGER_OK with *out set; LEDGER_BELOW_ZERO when the
+ * result is negative and the account may not go negative (checked first:
+ * such an account is short of money before anything else); or
+ * LEDGER_PAST_LIMIT when the sum does not fit in int64 or the change moves
+ * the balance further out than +-LEDGER_BALANCE_MAX.  A balance already
+ * outside the limit (older data) may still move back toward zero.  *out
+ * is left alone unless LEDGER_OK.
+ */
+enum ledger_bound ledger_balance_after(int64_t balance, int64_t net, int may_go_negative,
+    int64_t *out);
 
 #endif

@@ -129,3 +129,97 @@ Test(ledger, random_moves_create_no_money)
 		cr_assert(total == 0);
 	}
 }
+
+/* ledger_balance_after: both bounds, without overflow. */
+
+#define LIM LEDGER_BALANCE_MAX
+
+/* The result of ledger_balance_after, with *out checked on LEDGER_OK. */
+static enum ledger_bound
+after(int64_t balance, int64_t net, int neg)
+{
+	int64_t out = 12345;
+	enum ledger_bound b = ledger_balance_after(balance, net, neg, &out);
+
+	if (b == LEDGER_OK)
+		cr_assert_eq(out, balance + net, "%lld + %lld gave %lld",
+		    (long long)balance, (long long)net, (long long)out);
+	else
+		cr_assert_eq(out, 12345, "out written although the change was refused");
+	return b;
+}
+
+Test(ledger, balance_limit_is_ten_to_the_eighteen_minus_one)
+{
+	cr_assert_eq(LEDGER_BALANCE_MAX, INT64_C(1000000000000000000) - 1);
+	cr_assert_lt(LEDGER_AMOUNT_CFG_MAX, LEDGER_BALANCE_MAX);
+}
+
+Test(ledger, balance_after_within_the_limit)
+{
+	cr_assert_eq(after(0, 0, 0), LEDGER_OK);
+	cr_assert_eq(after(0, 1, 0), LEDGER_OK);
+	cr_assert_eq(after(1, -1, 0), LEDGER_OK);
+	cr_assert_eq(after(0, LIM, 0), LEDGER_OK);
+	cr_assert_eq(after(LIM - 1, 1, 0), LEDGER_OK);
+	cr_assert_eq(after(LIM, -LIM, 0), LEDGER_OK);
+	cr_assert_eq(after(0, -LIM, 1), LEDGER_OK);
+	cr_assert_eq(after(-LIM + 1, -1, 1), LEDGER_OK);
+	cr_assert_eq(after(-LIM, LIM, 1), LEDGER_OK);
+	cr_assert_eq(after(-LIM, 2 * LIM, 1), LEDGER_OK);
+	cr_assert_eq(after(LIM, -2 * LIM, 1), LEDGER_OK);
+}
+
+Test(ledger, balance_after_past_the_upper_limit)
+{
+	cr_assert_eq(after(LIM, 1, 0), LEDGER_PAST_LIMIT);
+	cr_assert_eq(after(LIM, 1, 1), LEDGER_PAST_LIMIT);
+	cr_assert_eq(after(0, LIM + 1, 0), LEDGER_PAST_LIMIT);
+	cr_assert_eq(after(1, LIM, 0), LEDGER_PAST_LIMIT);
+	cr_assert_eq(after(LIM - 1, 2, 0), LEDGER_PAST_LIMIT);
+	cr_assert_eq(after(0, INT64_MAX, 0), LEDGER_PAST_LIMIT);
+	/* Past int64: the old check's case, and beyond it. */
+	cr_assert_eq(after(INT64_MAX, 1, 0), LEDGER_PAST_LIMIT);
+	cr_assert_eq(after(INT64_MAX, INT64_MAX, 0), LEDGER_PAST_LIMIT);
+	cr_assert_eq(after(LIM, INT64_MAX, 1), LEDGER_PAST_LIMIT);
+}
+
+Test(ledger, balance_after_past_the_lower_limit)
+{
+	/* The sandbox account may go negative, but not past -LIM. */
+	cr_assert_eq(after(-LIM, -1, 1), LEDGER_PAST_LIMIT);
+	cr_assert_eq(after(0, -LIM - 1, 1), LEDGER_PAST_LIMIT);
+	cr_assert_eq(after(-1, -LIM, 1), LEDGER_PAST_LIMIT);
+	cr_assert_eq(after(-LIM + 1, -2, 1), LEDGER_PAST_LIMIT);
+	cr_assert_eq(after(0, INT64_MIN, 1), LEDGER_PAST_LIMIT);
+	/* Past int64 (undefined behaviour in plain C): the case. */
+	cr_assert_eq(after(INT64_MIN, -1, 1), LEDGER_PAST_LIMIT);
+	cr_assert_eq(after(-INT64_C(8999999999999999991), -INT64_C(999999999999999999), 1),
+	    LEDGER_PAST_LIMIT);
+	cr_assert_eq(after(INT64_MIN, INT64_MIN, 1), LEDGER_PAST_LIMIT);
+	cr_assert_eq(after(-LIM, INT64_MIN, 1), LEDGER_PAST_LIMIT);
+}
+
+Test(ledger, balance_after_below_zero)
+{
+	cr_assert_eq(after(0, -1, 0), LEDGER_BELOW_ZERO);
+	cr_assert_eq(after(5, -6, 0), LEDGER_BELOW_ZERO);
+	cr_assert_eq(after(LIM, -LIM - 1, 0), LEDGER_BELOW_ZERO);
+	/* Short of money comes first, even far past the lower limit. */
+	cr_assert_eq(after(0, -LIM - 1, 0), LEDGER_BELOW_ZERO);
+	cr_assert_eq(after(0, INT64_MIN, 0), LEDGER_BELOW_ZERO);
+	cr_assert_eq(after(0, -1, 1), LEDGER_OK);
+}
+
+Test(ledger, balance_after_outside_may_move_back)
+{
+	/* Older data outside the limit: moving toward zero is allowed ... */
+	cr_assert_eq(after(LIM + 10, -1, 0), LEDGER_OK);
+	cr_assert_eq(after(INT64_MAX, -1, 0), LEDGER_OK);
+	cr_assert_eq(after(-LIM - 10, 1, 1), LEDGER_OK);
+	cr_assert_eq(after(INT64_MIN, 1, 1), LEDGER_OK);
+	cr_assert_eq(after(LIM + 10, 0, 0), LEDGER_OK);
+	/* ... further out is not. */
+	cr_assert_eq(after(LIM + 10, 1, 0), LEDGER_PAST_LIMIT);
+	cr_assert_eq(after(-LIM - 10, -1, 1), LEDGER_PAST_LIMIT);
+}
