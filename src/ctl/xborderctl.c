@@ -134,7 +134,10 @@ cmd_platform_create(struct db *db, const struct conf *conf, int argc, char **arg
 	return 0;
 }
 
-/* Prints every row tab-separated; timestamps in the API's form. */
+/*
+ * Prints every row on one line, tab-separated, with tabs, newlines and CRs
+ * inside values shown as \t \n \r; timestamps in the API's form.
+ */
 static void
 print_rows(const struct db_rows *r, size_t ts_col)
 {
@@ -145,7 +148,16 @@ print_rows(const struct db_rows *r, size_t ts_col)
 
 			if (j == ts_col && v != NULL && ids_timestamp(v, ts) == 0)
 				v = ts;
-			printf("%s%s", j ? "\t" : "", v ? v : "");
+			if (j > 0)
+				putchar('\t');
+			/* One line per row: tabs and line breaks shown escaped. */
+			for (; v != NULL && *v != '\0'; v++) {
+				if (*v == '\t' || *v == '\n' || *v == '\r') {
+					putchar('\\');
+					putchar(*v == '\t' ? 't' : *v == '\n' ? 'n' : 'r');
+				} else
+					putchar(*v);
+			}
 		}
 		putchar('\n');
 	}
