@@ -35,9 +35,11 @@ simulate_tx(struct db *db, void *arg)
 	static const char ins[] =
 	    "INSERT INTO transactions (id, platform_id, kind, type, status, customer_id,"
 	    " platform_customer_id, internal_account_id, destination_type, destination_ref,"
-	    " currency, amount, review_scenario, review_detail, created_at, updated_at)"
+	    " currency, amount, review_scenario, review_detail, review_expires_at,"
+	    " created_at, updated_at)"
 	    " VALUES (?, ?, 'SIMULATION', 'INCOMING', 'PENDING', ?, ?, ?, 'PPV_ADDRESS', ?,"
-	    " ?, ?, ?, ?, UTC_TIMESTAMP(3), UTC_TIMESTAMP(3))";
+	    " ?, ?, ?, ?, UTC_TIMESTAMP(3) + INTERVAL ? * 1000 MICROSECOND,"
+	    " UTC_TIMESTAMP(3), UTC_TIMESTAMP(3))";
 	struct simulate_args *x = arg;
 	const struct review_new *n = x->n;
 	char id[UUID_LEN + 1], account[37], *pcid = NULL;
@@ -55,7 +57,7 @@ simulate_tx(struct db *db, void *arg)
 	{
 		struct db_val a[] = { DBS(id), DBS(x->platform), DBS(n->customer_id), DBS(pcid),
 		    DBS(account), DBS(db_cell(&r, 0, 0)), DBS(n->currency), DBI(n->amount),
-		    DBS(n->scenario), DBSN(n->detail) };
+		    DBS(n->scenario), DBSN(n->detail), DBI(n->window_ms) };
 
 		rc = db_exec(db, ins, a, NARGS(a), NULL);
 	}
@@ -84,6 +86,7 @@ struct decide_args {
 	const struct review_decision	*d;
 	struct txn			*out;
 	char				*status_now;
+	int				*expired;
 };
 
 static int
@@ -92,10 +95,14 @@ decide_tx(struct db *db, void *arg)
 	static const char audit[] =
 	    "INSERT INTO review_decisions (transaction_id, platform_id, token_id, action,"
 	    " note, counterparty, created_at) VALUES (?, ?, ?, ?, ?, ?, UTC_TIMESTAMP(3))";
+	static const char due[] =
+	    "SELECT review_expires_at <= UTC_TIMESTAMP(3) FROM transactions WHERE id = ?";
 	struct decide_args *x = arg;
 	const struct review_decision *d = x->d;
+	struct db_val k[] = { DBS(x->id) };
+	struct db_rows r;
 	struct txn t;
-	int rc;
+	int rc, expired;
 
 	/* The customer first: read the case once unlocked to learn whose it is. */
 	if ((rc = db_txn_get(db, x->platform, x->id, &t)) != DB_OK)
@@ -109,6 +116,17 @@ decide_tx(struct db *db, void *arg)
 	snprintf(x->status_now, 16, "%s", t.status);
 	if (t.review_scenario[0] == '\0' || strcmp(t.status, "PENDING") != 0) {
 		rc = DB_CONFLICT;
+		goto out;
+	}
+	/* Past its window, before the worker got to it: it expires now. */
+	if ((rc = db_query_one(db, due, k, NARGS(k), &r)) != DB_OK)
+		goto out;
+	expired = db_cell_i64(&r, 0, 0) != 0;
+	db_rows_free(&r);
+	if (expired) {
+		*x->expired = 1;
+		snprintf(x->status_now, 16, "EXPIRED");
+		rc = db_review_expire(db, &t);
 		goto out;
 	}
 	if (d->approve) {
@@ -145,11 +163,13 @@ int
 db_review_decide(struct db *db, const char *platform, const char *id,
     const struct review_decision *d, struct txn *out, char status_now[16])
 {
-	struct decide_args x = { platform, id, d, out, status_now };
+	int expired = 0, rc;
+	struct decide_args x = { platform, id, d, out, status_now, &expired };
 
 	memset(out, 0, sizeof(*out));
 	status_now[0] = '\0';
-	return db_transact(db, decide_tx, &x);
+	rc = db_transact(db, decide_tx, &x);
+	return rc == DB_OK && expired ? DB_CONFLICT : rc;
 }
 
 int

@@ -263,12 +263,12 @@ decide(struct req *req, int approve)
 	    body_valid_or_reply(req, approve ? approve_fields : reject_fields) < 0)
 		return -1;
 	if (id[0] == '\0')
-		return resp_error(req, 404, "TRANSACTION_NOT_FOUND", "No such transaction.", NULL);
+		return transaction_not_found_reply(req);
 	if ((db = req_db_or_reply(req)) == NULL)
 		return -1;
 	rc = db_txn_get(db, req->platform_id, id, &t);
 	if (rc == DB_NOT_FOUND)
-		return resp_error(req, 404, "TRANSACTION_NOT_FOUND", "No such transaction.", NULL);
+		return transaction_not_found_reply(req);
 	if (rc != DB_OK)
 		return req_db_fail(req, rc);
 	if (t.review_scenario[0] == '\0' || strcmp(t.status, "PENDING") != 0) {
@@ -294,7 +294,7 @@ decide(struct req *req, int approve)
 	if (rc == DB_LIMIT)
 		return balance_limit_reply(req, "amountMinor");
 	if (rc == DB_NOT_FOUND)
-		return resp_error(req, 404, "TRANSACTION_NOT_FOUND", "No such transaction.", NULL);
+		return transaction_not_found_reply(req);
 	if (rc != DB_OK)
 		return req_db_fail(req, rc);
 	resp_json(req, 200, json_transaction(&t));

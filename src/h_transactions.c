@@ -68,6 +68,12 @@ json_transaction(const struct txn *t)
 }
 
 int
+transaction_not_found_reply(struct req *req)
+{
+	return resp_error(req, 404, "TRANSACTION_NOT_FOUND", "No such transaction.", NULL);
+}
+
+int
 transaction_id_or_reply(struct req *req, char id[37])
 {
 	const char *v = req_param(req, 0);
@@ -95,12 +101,12 @@ h_transactions_get(struct req *req)
 	if (transaction_id_or_reply(req, id) < 0)
 		return -1;
 	if (id[0] == '\0')
-		return resp_error(req, 404, "TRANSACTION_NOT_FOUND", "No such transaction.", NULL);
+		return transaction_not_found_reply(req);
 	if ((db = db_fresh_or_reply(req)) == NULL)
 		return -1;
 	rc = db_txn_get(db, req->platform_id, id, &t);
 	if (rc == DB_NOT_FOUND)
-		return resp_error(req, 404, "TRANSACTION_NOT_FOUND", "No such transaction.", NULL);
+		return transaction_not_found_reply(req);
 	if (rc != DB_OK)
 		return req_db_fail(req, rc);
 	resp_json(req, 200, json_transaction(&t));

@@ -818,6 +818,24 @@ else
     fail "can rewrite $XB_CONF and find the fcgi master for the expiry test"
 fi
 
+# --- a case past its window that the worker has not expired yet ----------------------------------
+# The worker expires a case when its review_expire job comes due; a
+# decision that arrives after the window but before that must not apply.
+# The window is moved into the past directly in the database, so the job
+# (due in days) cannot get there first.
+sim "past its window" "$R" counterparty_info_incomplete 777 USD
+W1=$CASE
+mariadb --no-defaults --socket="$XB_DEV_DIR/run/mysqld.sock" --user="$(id -un)" xborder -e \
+    "UPDATE transactions SET review_expires_at = UTC_TIMESTAMP(3) - INTERVAL 1 SECOND WHERE id = '${W1#Transaction:}'"
+ok "$((! $?))" "the case's window is moved into the past"
+act approve "$W1" "$(cp_with .)"
+not_pending "approve after the window, before the worker's sweep" EXPIRED
+api GET "/transactions/$W1"
+jis .status '"EXPIRED"' "the case read back after that approve: EXPIRED"
+jis 'has("reviewReason")' false "the case read back after that approve: no review fields"
+act reject "$W1"
+not_pending "reject after it expired" EXPIRED
+
 # --- the receiver's balances, and the ledger --------------------------------------------------------
 bal_is "the receiver's USD: exactly the approved USD amounts" "$R_USD"
 bal_is "the receiver's EUR: exactly the approved EUR amounts" "$R_EUR"

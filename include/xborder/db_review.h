@@ -42,7 +42,9 @@ int db_review_simulate(struct db *db, const char *platform, const struct review_
  * approve credits the receiver (COMPLETED), reject moves nothing
  * (REJECTED); the decision is recorded for audit.  out receives the
  * transaction afterwards.  DB_OK, DB_NOT_FOUND, DB_CONFLICT when it is no
- * longer a PENDING case (status_now says what it is), or a failure.
+ * longer a PENDING case (status_now says what it is; a case past its
+ * window that the worker has not expired yet is expired here, and is
+ * EXPIRED), or a failure.
  */
 int db_review_decide(struct db *db, const char *platform, const char *id,
     const struct review_decision *d, struct txn *out, char status_now[16]);

@@ -236,6 +236,9 @@ json_object *json_transaction(const struct txn *t);
  */
 void json_review_fields(json_object *o, const struct txn *t);
 
+/* Answers 404 TRANSACTION_NOT_FOUND; returns -1. */
+int transaction_not_found_reply(struct req *req);
+
 /*
  * Reads the opaque transactionId path parameter: 400 when empty, longer
  * than 128 bytes or not printable ASCII.  id receives the raw uuid of a
