@@ -347,8 +347,11 @@ fx_prices() {
 _fx_restore() {
     local cur price rest
     while IFS=$'\t' read -r cur price rest; do
-        [[ $_FX_SET == *" $cur "* && $price =~ ^[0-9]+$ ]] && xbctl fx-set "$cur" "$price" >/dev/null
+        if [[ $_FX_SET == *" $cur "* && $price =~ ^[0-9]+$ ]]; then
+            xbctl fx-set "$cur" "$price" >/dev/null || return 1
+        fi
     done <<<"$_FX_SAVED"
+    return 0
 }
 
 # walk_quote_pages WHAT PATH LIMIT PAGESIZE WANT_IDS_JSON: walk_pages for
