@@ -601,7 +601,7 @@ jis '[(.data | length), .totalCount]' "[$((N < 20 ? N : 20)),$N]" "GET /quotes w
 api GET "/quotes?limit=1"
 jis '[[.data[].quoteId], .hasMore, .nextCursor, .totalCount]' "[[$(jq -c '.[0]' <<<"$want")],true,\"1\",$N]" \
     "GET /quotes?limit=1: the newest quote, hasMore, nextCursor \"1\""
-walk_quote_pages "GET /quotes, 4 per page" /quotes 4 4 "$want"
+walk_pages "GET /quotes, 4 per page" /quotes 4 4 "$want" null quoteId
 for lim in 0 -1 x ''; do
     api GET "/quotes?limit=$lim"
     is_error 400 INVALID_REQUEST "GET /quotes?limit=$lim"

@@ -331,8 +331,8 @@ jis '[(.data | length), .hasMore, .nextCursor, .totalCount]' '[20,true,"20",105]
 api "${LP[@]}" GET "/quotes?limit=101"
 jis '[(.data | length), .nextCursor]' '[100,"100"]' "L: limit=101: 100 rows"
 use_creds "$L_ID" "$L_SECRET"
-walk_quote_pages "L: GET /quotes?limit=1000 page by page" /quotes 1000 100 "$lwant"
-walk_quote_pages "L: GET /quotes, 40 per page" /quotes 40 40 "$lwant"
+walk_pages "L: GET /quotes?limit=1000 page by page" /quotes 1000 100 "$lwant" null quoteId
+walk_pages "L: GET /quotes, 40 per page" /quotes 40 40 "$lwant" null quoteId
 use_root
 
 # --- expiry --------------------------------------------------------------------------------------

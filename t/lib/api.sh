@@ -331,14 +331,15 @@ create_token() {
     TOK_SECRET=$(jr .clientSecret)
 }
 
-# walk_pages WHAT PATH LIMIT PAGESIZE WANT_IDS_JSON [END]: walks a list
-# page by page (LIMIT '' = the default page size, which must be PAGESIZE)
-# until hasMore is false, checking every page's row count, totalCount,
-# hasMore and nextCursor (the next offset, END at the end: null, or '""'
-# for external accounts), then that the pages together are WANT_IDS_JSON,
-# in that order.
+# walk_pages WHAT PATH LIMIT PAGESIZE WANT_IDS_JSON [END [KEY]]: walks a
+# list page by page (LIMIT '' = the default page size, which must be
+# PAGESIZE) until hasMore is false, checking every page's row count,
+# totalCount, hasMore and nextCursor (the next offset, END at the end:
+# null, or '""' for external accounts), then that the rows' KEY (id; the
+# quote list's rows are keyed by quoteId) over all pages are
+# WANT_IDS_JSON, in that order.
 walk_pages() {
-    local what=$1 path=$2 limit=$3 size=$4 want=$5 end=${6:-null}
+    local what=$1 path=$2 limit=$3 size=$4 want=$5 end=${6:-null} key=${7:-id}
     local total got='[]' cursor= off=0 n q sep page=0
     total=$(jq length <<<"$want")
     while :; do
@@ -359,7 +360,7 @@ walk_pages() {
             jis .hasMore false "$what page $page: hasMore false"
             jis .nextCursor "$end" "$what page $page: nextCursor $end at the end"
         fi
-        got=$(jq -c --argjson a "$got" '$a + [.data[].id]' <<<"$BODY")
+        got=$(jq -c --argjson a "$got" --arg k "$key" '$a + [.data[][$k]]' <<<"$BODY")
         [[ $(jr .hasMore) == true ]] || break
         cursor=$(jr .nextCursor)
         off=$((off + n))

@@ -353,35 +353,3 @@ _fx_restore() {
     done <<<"$_FX_SAVED"
     return 0
 }
-
-# walk_quote_pages WHAT PATH LIMIT PAGESIZE WANT_IDS_JSON: walk_pages for
-# the quote list, whose rows are keyed by quoteId (walk_pages collects .id).
-walk_quote_pages() {
-    local what=$1 path=$2 limit=$3 size=$4 want=$5
-    local total got='[]' cursor= off=0 n q sep page=0
-    total=$(jq length <<<"$want")
-    while :; do
-        q=$path
-        sep='?'
-        [[ $q == *\?* ]] && sep='&'
-        [[ -n $limit ]] && { q+="${sep}limit=$limit"; sep='&'; }
-        [[ -n $cursor ]] && q+="${sep}cursor=$cursor"
-        api GET "$q"
-        is_status 200 "$what page $page: 200" || break
-        n=$((total - off < size ? total - off : size))
-        jis '.data | length' "$n" "$what page $page: $n rows"
-        jis .totalCount "$total" "$what page $page: totalCount $total"
-        if ((off + n < total)); then
-            jis '[.hasMore, .nextCursor]' "[true,\"$((off + n))\"]" "$what page $page: hasMore true, nextCursor \"$((off + n))\""
-        else
-            jis '[.hasMore, .nextCursor]' '[false,null]' "$what page $page: hasMore false, nextCursor null at the end"
-        fi
-        got=$(jq -c --argjson a "$got" '$a + [.data[].quoteId]' <<<"$BODY")
-        [[ $(jr .hasMore) == true ]] || break
-        cursor=$(jr .nextCursor)
-        off=$((off + n))
-        page=$((page + 1))
-        ((page < 40)) || { fail "$what: more than 40 pages"; break; }
-    done
-    jis . "$want" "$what: the pages together hold every quote once, newest first" "$got"
-}
