@@ -50,6 +50,10 @@ static const struct ckey keys[] = {
 	{ "log_level",		C_LEVEL, OFF(log_level), 0, 0 },
 	{ "webhook_allow_private", C_BOOL, OFF(webhook_allow_private), 0, 0 },
 	{ "review_window",	C_I64, OFF(review_window), 1, UINT64_C(315360000) },
+	{ "webhook_signing_key", C_STR_OPT, OFF(webhook_signing_key), 0, 0 },
+	{ "webhook_retry_base",	C_I64, OFF(webhook_retry_base), 1, 3600 },
+	{ "webhook_retry_max",	C_I64, OFF(webhook_retry_max), 1, 86400 },
+	{ "webhook_retry_window", C_I64, OFF(webhook_retry_window), 1, UINT64_C(31536000) },
 	{ "schema_dir",		C_STR, OFF(schema_dir), 0, 0 },
 	{ "openapi_file",	C_STR, OFF(openapi_file), 0, 0 },
 	{ "fingerprint_key",	C_HEXKEY, OFF(fingerprint_key), 0, 0 },
@@ -76,6 +80,10 @@ conf_defaults(struct conf *c)
 	c->log_level = LOG_LVL_INFO;
 	c->webhook_allow_private = 0;
 	c->review_window = 604800;
+	c->webhook_signing_key = xstrdup("");
+	c->webhook_retry_base = 30;
+	c->webhook_retry_max = 3600;
+	c->webhook_retry_window = 259200;
 	c->schema_dir = xstrdup(XB_SCHEMA_DIR);
 	c->openapi_file = xstrdup(XB_OPENAPI_FILE);
 }
@@ -92,6 +100,7 @@ conf_free(struct conf *c)
 	free(c->base_path);
 	free(c->schema_dir);
 	free(c->openapi_file);
+	free(c->webhook_signing_key);
 	memset(c, 0, sizeof(*c));
 }
 

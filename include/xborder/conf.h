@@ -27,6 +27,10 @@ struct conf {
 	enum log_level	 log_level;
 	int		 webhook_allow_private;
 	int64_t		 review_window;	/* seconds */
+	char		*webhook_signing_key;	/* PEM file of the Ed25519 key; "": none */
+	int64_t		 webhook_retry_base;	/* seconds before the first retry */
+	int64_t		 webhook_retry_max;	/* longest pause between attempts */
+	int64_t		 webhook_retry_window;	/* seconds of retrying before FAILED */
 	char		*schema_dir;
 	char		*openapi_file;	/* served as GET /openapi.json */
 	unsigned char	 fingerprint_key[32];	/* keyed hash of account numbers */

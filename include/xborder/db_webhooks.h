@@ -1,0 +1,76 @@
+/*
+ * db_webhooks.h: the webhook outbox (table webhook_events): events written
+ * with each transaction status change, the delivery log the integrator
+ * reads, and the claims and results of xborder-worker's deliveries.
+ */
+#ifndef XBORDER_DB_WEBHOOKS_H
+#define XBORDER_DB_WEBHOOKS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+struct db;
+
+/*
+ * The one place a transaction's event is made: reads transaction id of
+ * platform as it is now (inside the caller's database transaction, right
+ * after the change) and queues its event for platform, PENDING, or FAILED
+ * when the platform has no webhook endpoint.  Every creation and status
+ * change of a transaction calls it (db_txn_set_status does).
+ */
+int db_txn_event(struct db *db, const char *platform, const char *txn_id);
+
+/* One row of the delivery log. */
+struct wh_event {
+	char	 id[37];
+	char	 platform_id[37];
+	char	 transaction_id[37];
+	char	 type[41];
+	char	 status[16];
+	int64_t	 attempts;
+	int64_t	 last_status;		/* -1: none */
+	char	 last_attempt_at[25];	/* "" when none */
+	char	 next_attempt_at[25];	/* "" when none */
+	char	 created_at[25];
+};
+
+/* The delivery log, newest first; status/type NULL for any. */
+int db_wh_list(struct db *db, const char *platform, const char *status, const char *type,
+    int64_t limit, int64_t offset, struct wh_event **out, size_t *n, int64_t *total);
+
+/*
+ * Queues one of platform's events for an attempt now (PENDING, next
+ * attempt now) and reads it back: DB_OK, DB_NOT_FOUND, or DB_CONFLICT when
+ * the platform has no webhook endpoint.
+ */
+int db_wh_retry(struct db *db, const char *platform, const char *id, struct wh_event *out);
+
+/* A claimed delivery: everything an attempt needs. */
+struct wh_claim {
+	char	 id[37];
+	char	 platform_id[37];
+	char	*url;		/* the endpoint now; owned */
+	char	*payload;	/* owned */
+	int64_t	 attempts;	/* made before this one */
+};
+
+/*
+ * Claims up to max due events (FOR UPDATE SKIP LOCKED), at most per_platform
+ * of any one platform and none of the platforms in busy (n_busy ids, whose
+ * in-flight count is already at the cap), moving each one's next attempt
+ * lease_s seconds ahead.  Due events whose platform has no endpoint any
+ * more are marked FAILED instead.  *n receives how many were claimed.
+ */
+int db_wh_claim(struct db *db, int max, int per_platform, int lease_s,
+    struct wh_claim *out, size_t *n);
+
+void wh_claim_free(struct wh_claim *c);
+
+/*
+ * Records an attempt's outcome: status 200 or 409 delivers it; any other
+ * (0 for no response) schedules the next attempt retry_s seconds from now,
+ * or marks it FAILED when that is past its creation plus window_s.
+ */
+int db_wh_result(struct db *db, const char *id, long status, int64_t retry_s, int64_t window_s);
+
+#endif

@@ -1,0 +1,24 @@
+/*
+ * netguard.h: which network addresses a webhook may not reach (the SSRF
+ * guard).  Pure functions, no I/O.
+ */
+#ifndef XBORDER_NETGUARD_H
+#define XBORDER_NETGUARD_H
+
+#include <sys/socket.h>
+
+/*
+ * 1 when a webhook must not connect to the address: loopback, RFC 1918,
+ * CGNAT (100.64.0.0/10), link-local, multicast, unspecified, broadcast,
+ * documentation, benchmarking and other reserved ranges, and their IPv6
+ * forms (IPv4-mapped, IPv4-compatible, NAT64, 6to4 and Teredo addresses
+ * judged by the IPv4 address inside; unique-local, site-local, link-local,
+ * multicast, documentation, discard).  0 for a public unicast address.
+ * Anything that is not AF_INET or AF_INET6 is blocked.
+ */
+int netguard_blocked(const struct sockaddr *sa, socklen_t len);
+
+/* The same for an address in text form; -1 when text is not an address. */
+int netguard_blocked_text(const char *text);
+
+#endif

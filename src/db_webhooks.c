@@ -1,0 +1,2 @@
+/* db_webhooks.c: being written (issue 12). */
+#include "config.h"

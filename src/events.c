@@ -1,0 +1,2 @@
+/* events.c: being written (issue 12). */
+#include "config.h"

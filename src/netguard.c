@@ -1,0 +1,2 @@
+/* netguard.c: being written (issue 12). */
+#include "config.h"

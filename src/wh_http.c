@@ -1,0 +1,2 @@
+/* wh_http.c: being written (issue 12). */
+#include "config.h"
