@@ -25,6 +25,7 @@
 #include "xborder/db_ledger.h"
 #include "xborder/db_quotes.h"
 #include "xborder/db_transactions.h"
+#include "xborder/db_webhooks.h"
 #include "xborder/ids.h"
 #include "xborder/util.h"
 
@@ -236,8 +237,9 @@ create_tx(struct db *db, void *arg)
 		    DBI(q->fee_receiver_bps), DBSN(q->counterparty), DBS(q->outcome),
 		    DBS(q->status), DBS(created), DBS(expires) };
 
-		if ((rc = db_exec(db, ins_txn, a, NARGS(a), NULL)) == DB_OK)
-			rc = db_exec(db, ins_quote, b, NARGS(b), NULL);
+		if ((rc = db_exec(db, ins_txn, a, NARGS(a), NULL)) == DB_OK &&
+		    (rc = db_exec(db, ins_quote, b, NARGS(b), NULL)) == DB_OK)
+			rc = db_txn_event(db, q->platform_id, txn_id);
 	}
 	db_rows_free(&r);
 	if (rc == DB_OK)
@@ -391,7 +393,7 @@ execute_tx(struct db *db, void *arg)
 			goto out;
 	}
 	if (ext) {
-		if ((rc = db_txn_set_status(db, q.transaction_id, "PROCESSING", 0)) != DB_OK ||
+		if ((rc = db_txn_set_status(db, q.platform_id, q.transaction_id, "PROCESSING", 0)) != DB_OK ||
 		    (rc = db_job_add(db, "settle", q.transaction_id, q.platform_id,
 		    PAYOUT_DELAY_MS)) != DB_OK)
 			goto out;
@@ -400,8 +402,10 @@ execute_tx(struct db *db, void *arg)
 		    DBS(q.recv_customer_id), DBSN(recv_pcid), DBS(dest),
 		    DBS(q.recv_ppv_address), DBS(q.recv_currency), DBI(q.recv_amount) };
 
-		if ((rc = db_txn_set_status(db, q.transaction_id, "COMPLETED", 1)) != DB_OK ||
-		    (rc = db_exec(db, ins_in, in, NARGS(in), NULL)) != DB_OK)
+		if ((rc = db_txn_set_status(db, q.platform_id, q.transaction_id, "COMPLETED",
+		    1)) != DB_OK ||
+		    (rc = db_exec(db, ins_in, in, NARGS(in), NULL)) != DB_OK ||
+		    (rc = db_txn_event(db, q.recv_platform_id, in_id)) != DB_OK)
 			goto out;
 	}
 	txn_free(&t);
@@ -461,13 +465,10 @@ static int
 expire_tx(struct db *db, void *arg)
 {
 	static const char lock[] =
-	    "SELECT transaction_id FROM quotes WHERE id = ? AND executed_at IS NULL"
-	    " AND status IN ('QUOTE_READY', 'BLOCKED') AND expires_at <= UTC_TIMESTAMP(3)"
-	    " FOR UPDATE";
+	    "SELECT platform_id, transaction_id FROM quotes WHERE id = ?"
+	    " AND executed_at IS NULL AND status IN ('QUOTE_READY', 'BLOCKED')"
+	    " AND expires_at <= UTC_TIMESTAMP(3) FOR UPDATE";
 	static const char quote[] = "UPDATE quotes SET status = 'EXPIRED' WHERE id = ?";
-	static const char txn[] =
-	    "UPDATE transactions SET status = 'EXPIRED', updated_at = UTC_TIMESTAMP(3)"
-	    " WHERE id = ? AND status = 'CREATED'";
 	struct expire_args *e = arg;
 	struct db_val a[] = { DBS(e->id) };
 	struct db_rows r;
@@ -476,12 +477,9 @@ expire_tx(struct db *db, void *arg)
 	e->done = 0;
 	if ((rc = db_query_one(db, lock, a, NARGS(a), &r)) != DB_OK)
 		return rc == DB_NOT_FOUND ? DB_OK : rc;	/* executed or expired meanwhile */
-	{
-		struct db_val t[] = { DBS(db_cell(&r, 0, 0)) };
-
-		if ((rc = db_exec(db, quote, a, NARGS(a), NULL)) == DB_OK)
-			rc = db_exec(db, txn, t, NARGS(t), NULL);
-	}
+	/* Its transaction is still CREATED: a quote is executed at most once. */
+	if ((rc = db_exec(db, quote, a, NARGS(a), NULL)) == DB_OK)
+		rc = db_txn_set_status(db, db_cell(&r, 0, 0), db_cell(&r, 0, 1), "EXPIRED", 0);
 	db_rows_free(&r);
 	e->done = rc == DB_OK;
 	return rc;

@@ -17,6 +17,7 @@
 #include "xborder/db_ledger.h"
 #include "xborder/db_review.h"
 #include "xborder/db_transactions.h"
+#include "xborder/db_webhooks.h"
 #include "xborder/ids.h"
 #include "xborder/util.h"
 
@@ -62,6 +63,8 @@ simulate_tx(struct db *db, void *arg)
 		rc = db_exec(db, ins, a, NARGS(a), NULL);
 	}
 	db_rows_free(&r);
+	if (rc == DB_OK)
+		rc = db_txn_event(db, x->platform, id);
 	if (rc == DB_OK)
 		rc = db_job_add(db, "review_expire", id, x->platform, n->window_ms);
 	if (rc == DB_OK)
@@ -143,7 +146,7 @@ decide_tx(struct db *db, void *arg)
 		if ((rc = db_ledger_apply(db, "review_approved", &s, NULL)) != DB_OK)
 			goto out;
 	}
-	if ((rc = db_txn_set_status(db, t.id, d->approve ? "COMPLETED" : "REJECTED",
+	if ((rc = db_txn_set_status(db, x->platform, t.id, d->approve ? "COMPLETED" : "REJECTED",
 	    d->approve)) != DB_OK)
 		goto out;
 	{
@@ -177,7 +180,7 @@ db_review_expire(struct db *db, const struct txn *t)
 {
 	if (t->review_scenario[0] == '\0' || strcmp(t->status, "PENDING") != 0)
 		return DB_OK;
-	return db_txn_set_status(db, t->id, "EXPIRED", 0);
+	return db_txn_set_status(db, t->platform_id, t->id, "EXPIRED", 0);
 }
 
 int

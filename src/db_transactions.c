@@ -14,6 +14,7 @@
 #include "xborder/db_customers.h"
 #include "xborder/db_ledger.h"
 #include "xborder/db_transactions.h"
+#include "xborder/db_webhooks.h"
 #include "xborder/ids.h"
 #include "xborder/util.h"
 
@@ -167,15 +168,21 @@ db_txn_open_count(struct db *db, const char *customer_id, int64_t *count)
 }
 
 int
-db_txn_set_status(struct db *db, const char *id, const char *status, int settled)
+db_txn_set_status(struct db *db, const char *platform, const char *id, const char *status,
+    int settled)
 {
 	static const char sql[] =
 	    "UPDATE transactions SET status = ?, updated_at = UTC_TIMESTAMP(3),"
 	    " settled_at = IF(? AND settled_at IS NULL, UTC_TIMESTAMP(3), settled_at)"
-	    " WHERE id = ?";
-	struct db_val a[] = { DBS(status), DBI(settled), DBS(id) };
+	    " WHERE platform_id = ? AND id = ? AND status <> ?";
+	struct db_val a[] = { DBS(status), DBI(settled), DBS(platform), DBS(id), DBS(status) };
+	uint64_t n = 0;
+	int rc;
 
-	return db_exec(db, sql, a, NARGS(a), NULL);
+	if ((rc = db_exec(db, sql, a, NARGS(a), &n)) != DB_OK)
+		return rc;
+	/* Every status change has its event, in this same transaction. */
+	return n > 0 ? db_txn_event(db, platform, id) : DB_OK;
 }
 
 int
@@ -247,7 +254,8 @@ transfer_tx(struct db *db, void *arg)
 		    DBS(x->out ? t->external_account_id : t->ppv_address),
 		    DBS(t->currency), DBI(t->amount), DBS(t->outcome) };
 
-		if ((rc = db_exec(db, ins, a, NARGS(a), NULL)) != DB_OK)
+		if ((rc = db_exec(db, ins, a, NARGS(a), NULL)) != DB_OK ||
+		    (rc = db_txn_event(db, x->platform, x->id)) != DB_OK)
 			goto out;
 	}
 	rc = db_job_add(db, "settle", x->id, x->platform, SETTLE_DELAY_MS);

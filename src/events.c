@@ -1,2 +1,63 @@
-/* events.c: being written (issue 12). */
+/*
+ * events.c: the JSON bodies of webhook events.  A transaction's event
+ * carries the Transaction exactly as GET /transactions/{id} shows it at
+ * that moment, so a receiver never has to read it back.
+ */
 #include "config.h"
+
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+
+#include <json-c/json.h>
+
+#include "xborder/db_transactions.h"
+#include "xborder/events.h"
+#include "xborder/handlers.h"
+#include "xborder/util.h"
+
+void
+event_type(const struct txn *t, char type[41])
+{
+	snprintf(type, 41, "%s_PAYMENT.%s", t->type, t->status);
+}
+
+static char *
+body(const char *id, const char *type, const char *timestamp, json_object *data)
+{
+	json_object *o = json_object_new_object();
+	char *s;
+
+	json_object_object_add(o, "id", json_prefixed("Webhook", id));
+	json_object_object_add(o, "type", json_object_new_string(type));
+	json_object_object_add(o, "timestamp", json_object_new_string(timestamp));
+	json_object_object_add(o, "data", data);
+	s = xstrdup(json_object_to_json_string_ext(o, JSON_C_TO_STRING_PLAIN |
+	    JSON_C_TO_STRING_NOSLASHESCAPE));
+	json_object_put(o);
+	return s;
+}
+
+char *
+event_txn_body(const struct txn *t, const char *id)
+{
+	char type[41];
+
+	event_type(t, type);
+	return body(id, type, t->updated_at, json_transaction(t));
+}
+
+char *
+event_test_body(const char *id)
+{
+	struct timespec now;
+	struct tm tm;
+	char ts[64];
+
+	clock_gettime(CLOCK_REALTIME, &now);
+	gmtime_r(&now.tv_sec, &tm);
+	snprintf(ts, sizeof(ts), "%04d-%02d-%02dT%02d:%02d:%02d.%03dZ", tm.tm_year + 1900,
+	    tm.tm_mon + 1, tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec,
+	    (int)(now.tv_nsec / 1000000));
+	return body(id, "TEST", ts, json_object_new_object());
+}

@@ -131,7 +131,7 @@ int
 list_filters_or_reply(struct req *req, const struct list_filter *f,
     const char **vals, char (*ids)[37])
 {
-	char rule[256];
+	char rule[640];
 
 	for (size_t i = 0; f[i].name != NULL; i++) {
 		const char *v = NULL;

@@ -1,16 +1,234 @@
-/* h_webhooks.c: being written (issue 12). */
+/*
+ * h_webhooks.c: the webhook operations.  GET /webhooks/signing-key serves
+ * the public key that verifies deliveries; POST /webhooks/test makes one
+ * signed call to the platform's endpoint and reports what it answered;
+ * GET /webhooks/deliveries is the platform's delivery log and POST
+ * /webhooks/deliveries/{webhookId}/retry queues one of its events again.
+ * Delivery itself is xborder-worker's (src/worker/deliver.c).
+ */
 #include "config.h"
 
-#include "xborder/handlers.h"
-#include "xborder/resp.h"
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
 
+#include <json-c/json.h>
+
+#include "xborder/conf.h"
+#include "xborder/db.h"
+#include "xborder/db_platforms.h"
+#include "xborder/db_webhooks.h"
+#include "xborder/db_wh_keys.h"
+#include "xborder/events.h"
+#include "xborder/handlers.h"
+#include "xborder/ids.h"
+#include "xborder/req.h"
+#include "xborder/resp.h"
+#include "xborder/util.h"
+#include "xborder/wh_http.h"
+#include "xborder/wh_sign.h"
+
+static const char *const statuses[] = { "PENDING", "DELIVERED", "FAILED", NULL };
+static const char *const types[] = {
+	"OUTGOING_PAYMENT.CREATED", "OUTGOING_PAYMENT.PENDING",
+	"OUTGOING_PAYMENT.PROCESSING", "OUTGOING_PAYMENT.COMPLETED",
+	"OUTGOING_PAYMENT.REJECTED", "OUTGOING_PAYMENT.FAILED",
+	"OUTGOING_PAYMENT.REFUNDED", "OUTGOING_PAYMENT.EXPIRED",
+	"INCOMING_PAYMENT.CREATED", "INCOMING_PAYMENT.PENDING",
+	"INCOMING_PAYMENT.PROCESSING", "INCOMING_PAYMENT.COMPLETED",
+	"INCOMING_PAYMENT.REJECTED", "INCOMING_PAYMENT.FAILED",
+	"INCOMING_PAYMENT.REFUNDED", "INCOMING_PAYMENT.EXPIRED", NULL
+};
+
+/* The operator has not made a signing key (or it cannot be read). */
 static int
-not_yet(struct req *req)
+no_key_reply(struct req *req, const char *why)
 {
-	return resp_error(req, 404, "NOT_FOUND", "Not found.", NULL);
+	log_msg(LOG_LVL_ERROR, req->id, "webhook signing key: %s", why);
+	resp_header(req, "Retry-After", "60");
+	return resp_error(req, 503, "SERVICE_UNAVAILABLE",
+	    "No webhook signing key is configured; retry later.", NULL);
 }
 
-int h_webhooks_signing_key(struct req *req) { return not_yet(req); }
-int h_webhooks_test(struct req *req) { return not_yet(req); }
-int h_webhooks_deliveries(struct req *req) { return not_yet(req); }
-int h_webhooks_retry(struct req *req) { return not_yet(req); }
+static int
+not_configured_reply(struct req *req)
+{
+	return resp_error(req, 400, "WEBHOOK_ENDPOINT_NOT_CONFIGURED",
+	    "No webhook endpoint is configured; set webhookEndpoint with PATCH /config.", NULL);
+}
+
+static json_object *
+json_key(const char *key_id, const char *pem)
+{
+	json_object *o = json_object_new_object();
+
+	json_object_object_add(o, "keyId", json_object_new_string(key_id));
+	json_object_object_add(o, "algorithm", json_object_new_string("ed25519"));
+	json_object_object_add(o, "publicKeyPem", json_object_new_string(pem));
+	return o;
+}
+
+int
+h_webhooks_signing_key(struct req *req)
+{
+	char key_id[WH_KEY_ID_LEN + 1], err[256], *pem = NULL;
+	const char *want = NULL;
+	struct db *db;
+	int k, rc;
+
+	if ((k = query_or_reply(req, "keyId", &want)) < 0)
+		return -1;
+	if (k == 1 && !wh_key_id_valid(want))
+		return resp_invalid(req, "keyId", "must be 16 lowercase hexadecimal characters");
+	if (wh_key_current(req->conf->webhook_signing_key, key_id, &pem, err,
+	    sizeof(err)) < 0)
+		return no_key_reply(req, err);
+	if (k == 1 && strcmp(want, key_id) != 0) {
+		/* A retired key the operator has not dropped yet. */
+		free(pem);
+		pem = NULL;
+		if ((db = req_db_or_reply(req)) == NULL)
+			return -1;
+		if ((rc = db_wh_key_get(db, want, &pem)) == DB_NOT_FOUND)
+			return resp_error(req, 404, "NOT_FOUND", "No such signing key.", NULL);
+		if (rc != DB_OK)
+			return req_db_fail(req, rc);
+		snprintf(key_id, sizeof(key_id), "%s", want);
+	}
+	resp_json(req, 200, json_key(key_id, pem));
+	free(pem);
+	return 0;
+}
+
+int
+h_webhooks_test(struct req *req)
+{
+	struct wh_call call;
+	struct platform_config cfg;
+	char id[UUID_LEN + 1], sig[WH_SIG_HEADER_MAX], err[256], *body;
+	struct db *db;
+	json_object *o;
+	int rc;
+
+	if ((db = req_db_or_reply(req)) == NULL)
+		return -1;
+	if ((rc = db_config_get(db, req->platform_id, &cfg)) != DB_OK)
+		return req_db_fail(req, rc);
+	if (cfg.webhook == NULL) {
+		platform_config_free(&cfg);
+		return not_configured_reply(req);
+	}
+	ids_uuid4(id);
+	body = event_test_body(id);
+	if (wh_sign(req->conf->webhook_signing_key, (int64_t)time(NULL), body, strlen(body),
+	    sig, sizeof(sig), err, sizeof(err)) < 0) {
+		free(body);
+		platform_config_free(&cfg);
+		return no_key_reply(req, err);
+	}
+	memset(&call, 0, sizeof(call));
+	call.url = cfg.webhook;
+	call.body = body;
+	call.body_len = strlen(body);
+	call.signature = sig;
+	call.allow_private = req->conf->webhook_allow_private;
+	if (wh_call_perform(&call) < 0) {
+		o = json_object_new_object();
+		json_object_object_add(o, "reason", json_object_new_string(call.reason));
+		resp_error(req, 400, "WEBHOOK_DELIVERY_FAILED",
+		    "The webhook endpoint could not be reached.", o);
+	} else {
+		o = json_object_new_object();
+		json_object_object_add(o, "url", json_object_new_string(cfg.webhook));
+		json_object_object_add(o, "responseStatus", json_object_new_int64(call.status));
+		json_object_object_add(o, "responseBody",
+		    json_object_new_string(call.response != NULL ? call.response : ""));
+		resp_json(req, 200, o);
+	}
+	wh_call_free(&call);
+	free(body);
+	platform_config_free(&cfg);
+	return 0;
+}
+
+static json_object *
+json_stamp_or_null(const char *ts)
+{
+	return ts[0] != '\0' ? json_object_new_string(ts) : NULL;
+}
+
+static json_object *
+json_delivery(const struct wh_event *e)
+{
+	json_object *o = json_object_new_object();
+
+	json_object_object_add(o, "id", json_prefixed("Webhook", e->id));
+	json_object_object_add(o, "type", json_object_new_string(e->type));
+	json_object_object_add(o, "transactionId", json_prefixed("Transaction", e->transaction_id));
+	json_object_object_add(o, "status", json_object_new_string(e->status));
+	json_object_object_add(o, "attempts", json_object_new_int64(e->attempts));
+	json_object_object_add(o, "lastResponseStatus",
+	    e->last_status >= 0 ? json_object_new_int64(e->last_status) : NULL);
+	json_object_object_add(o, "lastAttemptAt", json_stamp_or_null(e->last_attempt_at));
+	json_object_object_add(o, "nextAttemptAt", strcmp(e->status, "PENDING") == 0 ?
+	    json_stamp_or_null(e->next_attempt_at) : NULL);
+	json_object_object_add(o, "createdAt", json_object_new_string(e->created_at));
+	return o;
+}
+
+int
+h_webhooks_deliveries(struct req *req)
+{
+	static const struct list_filter filters[] = {
+		{ "status", LF_ENUM, statuses, NULL },
+		{ "type", LF_ENUM, types, NULL },
+		{ NULL, 0, NULL, NULL }
+	};
+	const char *vals[2];
+	char ids[2][37];
+	int64_t limit, cursor, total;
+	struct wh_event *list;
+	size_t n;
+	json_object *data;
+	struct db *db;
+	int rc;
+
+	if (list_params_or_reply(req, 20, 100, &limit, &cursor) < 0 ||
+	    list_filters_or_reply(req, filters, vals, ids) < 0)
+		return -1;
+	if ((db = req_db_or_reply(req)) == NULL)
+		return -1;
+	if ((rc = db_wh_list(db, req->platform_id, vals[0], vals[1], limit, cursor, &list, &n,
+	    &total)) != DB_OK)
+		return req_db_fail(req, rc);
+	data = json_object_new_array_ext((int)n);
+	for (size_t i = 0; i < n; i++)
+		json_object_array_add(data, json_delivery(&list[i]));
+	free(list);
+	resp_json(req, 200, list_envelope(data, cursor, total, LIST_END_NULL));
+	return 0;
+}
+
+int
+h_webhooks_retry(struct req *req)
+{
+	char id[UUID_LEN + 1];
+	struct wh_event e;
+	struct db *db;
+	int rc;
+
+	if (ids_parse(req_param(req, 0), "Webhook", 1, id) < 0 || !ids_is_uuid4(id))
+		return resp_invalid(req, "webhookId", "must be Webhook:<uuid>");
+	if ((db = req_db_or_reply(req)) == NULL)
+		return -1;
+	rc = db_wh_retry(db, req->platform_id, id, &e);
+	if (rc == DB_NOT_FOUND)
+		return resp_error(req, 404, "NOT_FOUND", "No such webhook event.", NULL);
+	if (rc == DB_CONFLICT)
+		return not_configured_reply(req);
+	if (rc != DB_OK)
+		return req_db_fail(req, rc);
+	resp_json(req, 200, json_delivery(&e));
+	return 0;
+}

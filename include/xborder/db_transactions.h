@@ -115,8 +115,13 @@ int db_job_add(struct db *db, const char *kind, const char *ref_id, const char *
 /* Locks a transaction for settlement: DB_OK or DB_NOT_FOUND. */
 int db_txn_lock(struct db *db, const char *platform, const char *id, struct txn *out);
 
-/* Sets a transaction's status (settled stamps settled_at when not yet set). */
-int db_txn_set_status(struct db *db, const char *id, const char *status, int settled);
+/*
+ * Sets a transaction's status (settled stamps settled_at when not yet set)
+ * and queues its webhook event in the same database transaction; nothing
+ * when it already has that status.  Every status change goes through here.
+ */
+int db_txn_set_status(struct db *db, const char *platform, const char *id,
+    const char *status, int settled);
 
 /*
  * Housekeeping: deletes idempotency records past their expiry and jobs

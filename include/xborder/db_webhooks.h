@@ -54,15 +54,23 @@ struct wh_claim {
 	int64_t	 attempts;	/* made before this one */
 };
 
+/* How many deliveries of a platform a worker has in flight. */
+struct wh_inflight {
+	char	 platform_id[37];
+	int	 n;
+};
+
 /*
- * Claims up to max due events (FOR UPDATE SKIP LOCKED), at most per_platform
- * of any one platform and none of the platforms in busy (n_busy ids, whose
- * in-flight count is already at the cap), moving each one's next attempt
- * lease_s seconds ahead.  Due events whose platform has no endpoint any
- * more are marked FAILED instead.  *n receives how many were claimed.
+ * Claims up to max due events (FOR UPDATE SKIP LOCKED), oldest due first,
+ * taking no more of a platform than brings its count in busy (nbusy
+ * entries, the caller's deliveries in flight) to per_platform, so that one
+ * platform's slow endpoint cannot take every slot.  Each claimed event's
+ * next attempt moves lease_s seconds ahead: if the worker dies, it comes
+ * back then.  A due event whose platform has no endpoint any more is
+ * marked FAILED instead.  *n receives how many were claimed into out.
  */
 int db_wh_claim(struct db *db, int max, int per_platform, int lease_s,
-    struct wh_claim *out, size_t *n);
+    const struct wh_inflight *busy, size_t nbusy, struct wh_claim *out, size_t *n);
 
 void wh_claim_free(struct wh_claim *c);
 

@@ -11,10 +11,11 @@
  * 1 when a webhook must not connect to the address: loopback, RFC 1918,
  * CGNAT (100.64.0.0/10), link-local, multicast, unspecified, broadcast,
  * documentation, benchmarking and other reserved ranges, and their IPv6
- * forms (IPv4-mapped, IPv4-compatible, NAT64, 6to4 and Teredo addresses
- * judged by the IPv4 address inside; unique-local, site-local, link-local,
- * multicast, documentation, discard).  0 for a public unicast address.
- * Anything that is not AF_INET or AF_INET6 is blocked.
+ * forms (IPv4-mapped, IPv4-compatible, NAT64 and 6to4 addresses judged by
+ * the IPv4 address inside; Teredo and the rest of 2001::/23, unique-local,
+ * site-local, link-local, multicast, documentation, discard, and anything
+ * outside global unicast 2000::/3 blocked).  0 for a public unicast
+ * address.  Anything that is not AF_INET or AF_INET6 is blocked.
  */
 int netguard_blocked(const struct sockaddr *sa, socklen_t len);
 

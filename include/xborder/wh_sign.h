@@ -27,6 +27,9 @@ int wh_key_generate(char **priv_pem, char **pub_pem, char key_id[WH_KEY_ID_LEN +
  */
 int wh_key_id(const char *pub_pem, char key_id[WH_KEY_ID_LEN + 1]);
 
+/* 1 when s has the form of a key id (16 lowercase hex digits). */
+int wh_key_id_valid(const char *s);
+
 /*
  * The key of the file at path (re-read when the file changed since the
  * last call): its id and, when pub_pem is not NULL, its public key PEM

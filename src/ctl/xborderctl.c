@@ -7,6 +7,9 @@
  */
 #include "config.h"
 
+#include <sys/stat.h>
+
+#include <errno.h>
 #include <getopt.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -23,9 +26,11 @@
 #include "xborder/db_platforms.h"
 #include "xborder/ids.h"
 #include "xborder/db_review.h"
+#include "xborder/db_wh_keys.h"
 #include "xborder/money.h"
 #include "xborder/util.h"
 #include "xborder/valid.h"
+#include "xborder/wh_sign.h"
 
 static void __attribute__((noreturn))
 usage(void)
@@ -39,7 +44,10 @@ usage(void)
 	    "  fx-set CURRENCY PRICE_MINOR_PER_BTC\n"
 	    "  fx-list\n"
 	    "  ledger-check\n"
-	    "  review-audit TRANSACTION_ID\n");
+	    "  review-audit TRANSACTION_ID\n"
+	    "  webhook-keygen\n"
+	    "  webhook-key-list\n"
+	    "  webhook-key-drop KEYID\n");
 	exit(2);
 }
 
@@ -260,6 +268,124 @@ cmd_review_audit(struct db *db, const struct conf *conf, int argc, char **argv)
 	return n > 0 ? 0 : 1;
 }
 
+/*
+ * Records the key being replaced (when there is one) as retired and the
+ * new one as current, both or neither: a new key recorded alone would
+ * leave the old key unrecorded, so receivers could not fetch it by keyId
+ * for the deliveries it signed.
+ */
+static int
+record_rotation(struct db *db, const char *old_id, const char *old_pub,
+    const char *new_id, const char *new_pub)
+{
+	int rc = DB_ERR;
+
+	for (int attempt = 0; attempt < DB_OUTER_ATTEMPTS; attempt++) {
+		if ((rc = db_outer_begin(db, attempt)) != DB_OK)
+			return rc;
+		if ((old_pub == NULL ||
+		    (rc = db_wh_key_record(db, old_id, old_pub, 0)) == DB_OK) &&
+		    (rc = db_wh_key_record(db, new_id, new_pub, 1)) == DB_OK)
+			rc = db_outer_commit(db);
+		else
+			db_outer_rollback(db);
+		if (rc != DB_RETRY && !db_outer_retry(db))
+			break;
+	}
+	return rc;
+}
+
+/*
+ * The database first, then the file: a key file is only ever installed
+ * once its public half is recorded, so every key that signs can be
+ * fetched.  If the file cannot be written, the old key keeps signing and
+ * stays fetchable by its keyId (recorded, retired, not dropped).
+ */
+static int
+cmd_webhook_keygen(struct db *db, const struct conf *conf, int argc, char **argv)
+{
+	const char *path = conf->webhook_signing_key;
+	char old_id[WH_KEY_ID_LEN + 1] = "", new_id[WH_KEY_ID_LEN + 1], err[512];
+	char *old_pub = NULL, *new_pub = NULL, *priv = NULL;
+	struct stat st;
+
+	(void)argv;
+	if (argc != 1)
+		usage();
+	if (*path == '\0')
+		die("webhook-keygen: webhook_signing_key is not set in the configuration");
+	/* A file that is there but is no key of ours is not overwritten. */
+	if (stat(path, &st) == 0 || errno != ENOENT) {
+		if (wh_key_current(path, old_id, &old_pub, err, sizeof(err)) < 0)
+			die("webhook-keygen: %s (move it away to start afresh)", err);
+	}
+	if (wh_key_generate(&priv, &new_pub, new_id, err, sizeof(err)) < 0)
+		die("webhook-keygen: %s", err);
+	if (record_rotation(db, old_id, old_pub, new_id, new_pub) != DB_OK)
+		die("webhook-keygen: %s", db_error(db));
+	if (wh_key_write(path, priv, err, sizeof(err)) < 0)
+		die("webhook-keygen: key %s recorded but not installed: %s", new_id, err);
+	printf("%s\n", new_id);
+	OPENSSL_cleanse(priv, strlen(priv));
+	free(priv);
+	free(new_pub);
+	free(old_pub);
+	return 0;
+}
+
+/* keyId, created, and when it was retired or "current", tab-separated. */
+static int
+cmd_webhook_key_list(struct db *db, const struct conf *conf, int argc, char **argv)
+{
+	struct db_rows r;
+	char created[25], retired[25];
+
+	(void)conf;
+	(void)argv;
+	if (argc != 1)
+		usage();
+	if (db_wh_key_list(db, &r) != DB_OK)
+		die("webhook-key-list: %s", db_error(db));
+	for (size_t i = 0; i < r.nrows; i++) {
+		if (ids_timestamp(db_cell(&r, i, 1), created) < 0)
+			created[0] = '\0';
+		if (ids_timestamp(db_cell(&r, i, 2), retired) < 0)
+			snprintf(retired, sizeof(retired), "current");
+		printf("%s\t%s\t%s\n", db_cell(&r, i, 0), created, retired);
+	}
+	db_rows_free(&r);
+	return 0;
+}
+
+static int
+cmd_webhook_key_drop(struct db *db, const struct conf *conf, int argc, char **argv)
+{
+	char cur[WH_KEY_ID_LEN + 1], err[512];
+	int rc;
+
+	if (argc != 2)
+		usage();
+	if (!wh_key_id_valid(argv[1]))
+		die("webhook-key-drop: %s is not a key id (16 lowercase hex digits)", argv[1]);
+	/*
+	 * The key in the file signs whatever the database says (after a
+	 * keygen that could not install its file, it is recorded as retired).
+	 */
+	if (*conf->webhook_signing_key != '\0' &&
+	    wh_key_current(conf->webhook_signing_key, cur, NULL, err, sizeof(err)) == 0 &&
+	    strcmp(cur, argv[1]) == 0)
+		die("webhook-key-drop: %s is the key that signs now", argv[1]);
+	rc = db_wh_key_drop(db, argv[1]);
+	if (rc == DB_NOT_FOUND)
+		die("webhook-key-drop: no key %s", argv[1]);
+	if (rc == DB_CONFLICT)
+		die("webhook-key-drop: %s is the current key; make a new one first", argv[1]);
+	if (rc != DB_OK)
+		die("webhook-key-drop: %s", db_error(db));
+	printf("dropped %s\n", argv[1]);
+	return 0;
+}
+
 /* The commands, each with the function that runs it. */
 static const struct command {
 	const char	*name;
@@ -272,6 +398,9 @@ static const struct command {
 	{ "fx-list", cmd_fx_list },
 	{ "ledger-check", cmd_ledger_check },
 	{ "review-audit", cmd_review_audit },
+	{ "webhook-keygen", cmd_webhook_keygen },
+	{ "webhook-key-list", cmd_webhook_key_list },
+	{ "webhook-key-drop", cmd_webhook_key_drop },
 };
 
 int

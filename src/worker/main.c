@@ -3,8 +3,10 @@
  * jobs table (SELECT ... FOR UPDATE SKIP LOCKED, so any number of copies
  * can run side by side), runs each inside one database transaction and
  * marks it done in that same transaction.  A job that fails is retried
- * with backoff.  SIGTERM or SIGINT: the current job finishes, then the
- * worker exits.  It also purges expired idempotency records and old jobs.
+ * with backoff.  It delivers webhook events (deliver.c) between jobs,
+ * several at a time.  SIGTERM or SIGINT: the current job and the
+ * deliveries in flight finish, then the worker exits.  It also expires
+ * quotes and purges expired idempotency records and old jobs.
  */
 #include "config.h"
 
@@ -26,6 +28,8 @@
 #include "xborder/db_transactions.h"
 #include "xborder/settle.h"
 #include "xborder/util.h"
+#include "xborder/wh_http.h"
+#include "deliver.h"
 
 #define IDLE_SLEEP_MS 100
 #define SWEEP_EVERY_MS 1000	/* quote expiry */
@@ -63,8 +67,10 @@ main(int argc, char *argv[])
 	struct sigaction sa;
 	const char *path = NULL;
 	char err[1024];
-	int64_t last_purge = 0, last_sweep = 0, backoff = IDLE_SLEEP_MS;
+	int64_t last_purge = 0, last_sweep = 0, backoff = IDLE_SLEEP_MS, t0;
 	uint64_t done = 0;
+	struct deliveries *hooks;
+	struct db *db;
 	int ch;
 
 	while ((ch = getopt(argc, argv, "c:")) != -1) {
@@ -92,10 +98,11 @@ main(int argc, char *argv[])
 #ifdef HAVE_LIBSYSTEMD
 	sd_notify(0, "READY=1");
 #endif
+	hooks = deliver_new(&conf);
 	while (!stop) {
-		struct db *db = db_handle(&conf);
 		int rc;
 
+		db = db_handle(&conf);
 		if (db == NULL) {
 			/* The database is away: wait, longer each time, up to 5 s. */
 			sleep_ms(backoff);
@@ -103,6 +110,7 @@ main(int argc, char *argv[])
 			continue;
 		}
 		backoff = IDLE_SLEEP_MS;
+		deliver_pump(hooks, db, 1);
 		err[0] = '\0';
 		rc = db_job_run_one(db, settle_run, NULL, err, sizeof(err));
 		if (err[0] != '\0')
@@ -134,8 +142,14 @@ main(int argc, char *argv[])
 				    (unsigned long long)n);
 			last_purge = now_ms();
 		}
-		sleep_ms(IDLE_SLEEP_MS);
+		deliver_wait(hooks, IDLE_SLEEP_MS);
 	}
+	/* The deliveries in flight end within their timeout: record them. */
+	t0 = now_ms();
+	while (now_ms() - t0 < WH_TIMEOUT_MS + 1000 && (db = db_handle(&conf)) != NULL &&
+	    deliver_pump(hooks, db, 0) > 0)
+		deliver_wait(hooks, 100);
+	deliver_free(hooks);
 #ifdef HAVE_LIBSYSTEMD
 	sd_notify(0, "STOPPING=1");
 #endif

@@ -21,6 +21,10 @@ Test(conf, defaults)
 	cr_assert_str_eq(c.db_socket, "");
 	cr_assert_eq(c.review_window, 604800);
 	cr_assert_eq(c.webhook_allow_private, 0);
+	cr_assert_str_eq(c.webhook_signing_key, "");
+	cr_assert_eq(c.webhook_retry_base, 30);
+	cr_assert_eq(c.webhook_retry_max, 3600);
+	cr_assert_eq(c.webhook_retry_window, 259200);
 }
 
 Test(conf, parses_every_kind)
@@ -37,7 +41,11 @@ Test(conf, parses_every_kind)
 	    "log_level = debug\n"
 	    "webhook_allow_private = yes\n"
 	    "db_password = \" spaced \"\n"
-	    "review_window = 60\n";
+	    "review_window = 60\n"
+	    "webhook_signing_key = /etc/xborder/webhook.pem\n"
+	    "webhook_retry_base = 2\n"
+	    "webhook_retry_max = 4\n"
+	    "webhook_retry_window = 30\n";
 
 	cr_assert_eq(conf_parse(&c, text, err, sizeof(err)), 0, "%s", err);
 	cr_assert_str_eq(c.db_socket, "/tmp/my.sock");
@@ -49,6 +57,10 @@ Test(conf, parses_every_kind)
 	cr_assert_eq(c.webhook_allow_private, 1);
 	cr_assert_str_eq(c.db_password, " spaced ");
 	cr_assert_eq(c.review_window, 60);
+	cr_assert_str_eq(c.webhook_signing_key, "/etc/xborder/webhook.pem");
+	cr_assert_eq(c.webhook_retry_base, 2);
+	cr_assert_eq(c.webhook_retry_max, 4);
+	cr_assert_eq(c.webhook_retry_window, 30);
 }
 
 Test(conf, errors_name_the_line)
@@ -57,6 +69,7 @@ Test(conf, errors_name_the_line)
 		{ "workers = 4\nbogus = 1\n", "2: bogus: unknown key" },
 		{ "workers = 0\n", "1: workers: out of range or not a number" },
 		{ "workers = 257\n", "1: workers: out of range or not a number" },
+		{ "webhook_retry_base = 0\n", "1: webhook_retry_base: out of range or not a number" },
 		{ "\n\nworkers = -1\n", "3: workers: out of range or not a number" },
 		{ "workers = 4x\n", "1: workers: out of range or not a number" },
 		{ "workers\n", "1: expected key = value" },
