@@ -376,13 +376,18 @@ db_idem_purge(struct db *db, uint64_t *n)
 	    "DELETE FROM idempotency_keys WHERE expires_at < UTC_TIMESTAMP(3) LIMIT 1000";
 	static const char jobs[] =
 	    "DELETE FROM jobs WHERE done_at < UTC_TIMESTAMP(3) - INTERVAL 1 DAY LIMIT 1000";
-	uint64_t k = 0, j = 0;
+	/* The delivery log keeps 30 days of finished events. */
+	static const char events[] =
+	    "DELETE FROM webhook_events WHERE status <> 'PENDING'"
+	    " AND created_at < UTC_TIMESTAMP(3) - INTERVAL 30 DAY LIMIT 1000";
+	uint64_t k = 0, j = 0, e = 0;
 	int rc;
 
 	if ((rc = db_exec(db, keys, NULL, 0, &k)) != DB_OK ||
-	    (rc = db_exec(db, jobs, NULL, 0, &j)) != DB_OK)
+	    (rc = db_exec(db, jobs, NULL, 0, &j)) != DB_OK ||
+	    (rc = db_exec(db, events, NULL, 0, &e)) != DB_OK)
 		return rc;
-	*n = k + j;
+	*n = k + j + e;
 	return DB_OK;
 }
 

@@ -124,8 +124,9 @@ int db_txn_set_status(struct db *db, const char *platform, const char *id,
     const char *status, int settled);
 
 /*
- * Housekeeping: deletes idempotency records past their expiry and jobs
- * done more than a day ago (a bounded batch each); *n receives how many.
+ * Housekeeping: deletes idempotency records past their expiry, jobs done
+ * more than a day ago and webhook events created more than 30 days ago
+ * that are no longer pending (a bounded batch each); *n receives how many.
  */
 int db_idem_purge(struct db *db, uint64_t *n);
 
