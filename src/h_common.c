@@ -27,7 +27,8 @@ query_or_reply(struct req *req, const char *name, const char **value)
 	if (n == -1)
 		return resp_invalid(req, name, "must be given at most once");
 	if (n == -2)
-		return resp_invalid(req, name, "must be validly percent-encoded, without NUL");
+		return resp_invalid(req, name, "must be validly percent-encoded UTF-8 text, without NUL or"
+		    " control characters");
 	return n;
 }
 

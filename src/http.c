@@ -19,6 +19,7 @@
 #include "xborder/ids.h"
 #include "xborder/resp.h"
 #include "xborder/util.h"
+#include "xborder/valid.h"
 
 static const char *
 param(struct req *req, const char *name)
@@ -134,7 +135,8 @@ http_query_get(const struct req *req, const char *name, const char **value)
 		if (strcmp(req->query[i].name, name) == 0) {
 			if (found)
 				return -1;
-			if (req->query[i].value == NULL)
+			if (req->query[i].value == NULL ||
+			    !valid_text(req->query[i].value, strlen(req->query[i].value), 1))
 				return -2;
 			*value = req->query[i].value;
 			found = 1;
@@ -190,18 +192,181 @@ json_outside_strings_ok(const char *buf, size_t len)
 	return !in_str;
 }
 
+static int
+hex4(const char *p, const char *end, unsigned *v)
+{
+	*v = 0;
+	if (end - p < 4)
+		return 0;
+	for (int i = 0; i < 4; i++) {
+		int c = (unsigned char)p[i];
+
+		if (!isxdigit(c))
+			return 0;
+		*v = *v * 16 + (unsigned)(isdigit(c) ? c - '0' : (c | 0x20) - 'a' + 10);
+	}
+	return 1;
+}
+
+/*
+ * Scans the escapes of the strings of a JSON text.  json-c turns an
+ * unpaired UTF-16 surrogate escape (\ud800 alone) into U+FFFD, which would
+ * hide it; rewritten as \u0000 (the same length) in a copy (*fixed, when
+ * fixed is not NULL and there is one), it reaches the text check below as
+ * the NUL it is refused for, attributed to its field.  json-c also cuts a
+ * key at its first NUL, so a key holding one is found here: returns 1
+ * then, else 0.
+ */
+static int
+escapes_scan(const char *buf, size_t len, char **fixed)
+{
+	const char *end = buf + len;
+	int in_str = 0, nul = 0, key_nul = 0;
+
+	if (fixed != NULL)
+		*fixed = NULL;
+	for (const char *p = buf; p < end; p++) {
+		unsigned v, w;
+
+		if (*p == '"') {
+			const char *q = p + 1;
+
+			if ((in_str = !in_str) == 0 && nul) {
+				while (q < end && isspace((unsigned char)*q))
+					q++;
+				key_nul |= q < end && *q == ':';
+			}
+			nul = 0;
+			continue;
+		}
+		if (!in_str || *p != '\\' || p + 1 >= end)
+			continue;
+		p++;
+		if (*p != 'u' || !hex4(p + 1, end, &v))
+			continue;
+		if (v < 0xd800 || v > 0xdfff) {
+			nul |= v == 0;
+			p += 4;
+			continue;
+		}
+		if (v <= 0xdbff && end - p >= 11 && p[5] == '\\' && p[6] == 'u' &&
+		    hex4(p + 7, end, &w) && w >= 0xdc00 && w <= 0xdfff) {
+			p += 10;	/* a proper pair */
+			continue;
+		}
+		nul = 1;
+		if (fixed != NULL) {
+			if (*fixed == NULL) {
+				*fixed = xmalloc(len + 1);
+				memcpy(*fixed, buf, len);
+				(*fixed)[len] = '\0';
+			}
+			memcpy(*fixed + (p + 1 - buf), "0000", 4);
+		}
+		p += 4;
+	}
+	return key_nul;
+}
+
+/* Appends ".key" (or "key" at the top), or "[idx]" when key is NULL. */
+static int
+path_add(char *path, size_t cap, size_t at, const char *key, size_t idx)
+{
+	int n;
+
+	if (key != NULL)
+		n = snprintf(path + at, cap - at, "%s%s", at > 0 ? "." : "", key);
+	else
+		n = snprintf(path + at, cap - at, "[%zu]", idx);
+	if (n < 0 || (size_t)n >= cap - at) {
+		path[at] = '\0';	/* too deep to name: the parent names it */
+		return 0;
+	}
+	return n;
+}
+
+/*
+ * Walks every key and string of o: the first one that is not valid text
+ * (valid_text) leaves its path (or "body") in path and the rule in *rule.
+ */
+static int
+text_walk(json_object *o, char *path, size_t cap, size_t at, const char **rule)
+{
+	size_t n;
+
+	switch (json_object_get_type(o)) {
+	case json_type_string:
+		if (valid_text(json_object_get_string(o),
+		    (size_t)json_object_get_string_len(o), 0))
+			return 0;
+		*rule = "must be valid UTF-8 text without NUL or control characters"
+		    " (tab, line feed and carriage return aside)";
+		return -1;
+	case json_type_array:
+		n = json_object_array_length(o);
+		for (size_t i = 0; i < n; i++) {
+			size_t k = (size_t)path_add(path, cap, at, NULL, i);
+
+			if (text_walk(json_object_array_get_idx(o, i), path, cap, at + k,
+			    rule) < 0)
+				return -1;
+		}
+		path[at] = '\0';
+		return 0;
+	case json_type_object: {
+		json_object_object_foreach(o, key, val) {
+			size_t k;
+
+			if (!valid_text(key, strlen(key), 1)) {
+				path[at] = '\0';
+				*rule = "keys must be valid UTF-8 text without NUL or control"
+				    " characters";
+				return -1;
+			}
+			k = (size_t)path_add(path, cap, at, key, 0);
+			if (text_walk(val, path, cap, at + k, rule) < 0)
+				return -1;
+		}
+		path[at] = '\0';
+		return 0;
+	}
+	default:
+		return 0;
+	}
+}
+
+int
+http_json_text_check(json_object *o, char *path, size_t cap, const char **rule)
+{
+	path[0] = '\0';
+	if (text_walk(o, path, cap, 0, rule) == 0)
+		return 0;
+	if (path[0] == '\0')
+		snprintf(path, cap, "body");
+	return -1;
+}
+
 json_object *
-http_parse_json(const char *buf, size_t len)
+http_parse_json(const char *raw, size_t len)
 {
 	struct json_tokener *tok;
 	json_object *o;
+	char *fixed;
+	const char *buf;
 
-	if (len == 0 || len > INT32_MAX || !json_outside_strings_ok(buf, len))
+	if (len == 0 || len > INT32_MAX || !json_outside_strings_ok(raw, len))
 		return NULL;
+	escapes_scan(raw, len, &fixed);
+	buf = fixed != NULL ? fixed : raw;
 	tok = json_tokener_new_ex(64);
 	if (tok == NULL)
 		abort();
-	json_tokener_set_flags(tok, JSON_TOKENER_STRICT | JSON_TOKENER_VALIDATE_UTF8);
+	/*
+	 * Not JSON_TOKENER_VALIDATE_UTF8: it lets overlong forms and encoded
+	 * surrogates through yet refuses other bad bytes without naming the
+	 * field; http_json_text_check checks every string strictly instead.
+	 */
+	json_tokener_set_flags(tok, JSON_TOKENER_STRICT);
 	o = json_tokener_parse_ex(tok, buf, (int)len);
 	if (o != NULL) {
 		size_t end = json_tokener_get_parse_end(tok);
@@ -217,6 +382,7 @@ http_parse_json(const char *buf, size_t len)
 		o = NULL;	/* truncated */
 	}
 	json_tokener_free(tok);
+	free(fixed);
 	return o;
 }
 
@@ -271,5 +437,16 @@ http_body_or_reply(struct req *req)
 		return resp_invalid(req, "body", "must be well-formed JSON");
 	if (!json_object_is_type(req->json, json_type_object))
 		return resp_invalid(req, "body", "must be a JSON object");
+	{
+		char path[256];
+		const char *rule;
+
+		/* Checked once here, so no handler ever sees text that is not. */
+		if (escapes_scan(req->body, req->body_len, NULL))
+			return resp_invalid(req, "body", "keys must be valid UTF-8 text"
+			    " without NUL or control characters");
+		if (http_json_text_check(req->json, path, sizeof(path), &rule) < 0)
+			return resp_invalid(req, path, rule);
+	}
 	return 0;
 }

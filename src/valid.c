@@ -38,6 +38,52 @@ valid_utf8_len(const char *s, size_t n)
 	return count;
 }
 
+int
+valid_utf8(const char *s, size_t n)
+{
+	const unsigned char *p = (const unsigned char *)s, *end = p + n;
+
+	while (p < end) {
+		unsigned c = *p++;
+		unsigned cp, min;
+		int more;
+
+		if (c < 0x80)
+			continue;
+		if (c >= 0xc2 && c <= 0xdf)
+			more = 1, cp = c & 0x1f, min = 0x80;
+		else if (c >= 0xe0 && c <= 0xef)
+			more = 2, cp = c & 0x0f, min = 0x800;
+		else if (c >= 0xf0 && c <= 0xf4)
+			more = 3, cp = c & 0x07, min = 0x10000;
+		else
+			return 0;	/* continuation byte, C0/C1 overlong lead, F5..FF */
+		if (end - p < more)
+			return 0;
+		for (int i = 0; i < more; i++) {
+			if ((p[i] & 0xc0) != 0x80)
+				return 0;
+			cp = (cp << 6) | (p[i] & 0x3f);
+		}
+		p += more;
+		if (cp < min || cp > 0x10ffff || (cp >= 0xd800 && cp <= 0xdfff))
+			return 0;
+	}
+	return 1;
+}
+
+int
+valid_text(const char *s, size_t n, int key)
+{
+	for (size_t i = 0; i < n; i++) {
+		unsigned char c = (unsigned char)s[i];
+
+		if (c == 0x7f || (c < 0x20 && (key || (c != '\t' && c != '\n' && c != '\r'))))
+			return 0;
+	}
+	return valid_utf8(s, n);
+}
+
 /* "must be one of: a, b, c" */
 static void
 enum_rule(const char *const *values, const char *lead, char *buf, size_t len)

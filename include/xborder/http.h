@@ -34,7 +34,7 @@ void http_query_free(struct query_param *q, size_t n);
 /*
  * Looks a query parameter up: returns 0 when absent, 1 with *value set
  * (borrowed) when given once, -1 when given more than once, -2 when its
- * value is not validly percent-encoded.
+ * value is not validly percent-encoded, or not text (valid_text, as a key).
  */
 int http_query_get(const struct req *req, const char *name, const char **value);
 
@@ -46,6 +46,14 @@ int http_is_json_type(const char *ct);
  * value).  Returns the object or NULL.
  */
 json_object *http_parse_json(const char *buf, size_t len);
+
+/*
+ * Checks every key and string of a parsed body: valid UTF-8 (RFC 3629),
+ * no NUL, no control characters (values may hold tab, line feed and
+ * carriage return).  0, or -1 with the offending field's path ("a.b",
+ * "list[2]"; "body" when it cannot be named) in path and the rule in *rule.
+ */
+int http_json_text_check(json_object *o, char *path, size_t cap, const char **rule);
 
 /*
  * Reads the body according to the route: 413 over HTTP_MAX_BODY, 415 for a

@@ -46,8 +46,22 @@ struct vfield {
 int valid_object(json_object *obj, const struct vfield *fields,
     const char *prefix, json_object *details);
 
-/* Number of UTF-8 code points of s (which json-c already validated). */
+/* Number of UTF-8 code points of s (which the parser already validated). */
 int64_t valid_utf8_len(const char *s, size_t n);
+
+/*
+ * 1 when s[0..n) is UTF-8 as RFC 3629 defines it: no overlong forms, no
+ * UTF-16 surrogates (U+D800..U+DFFF), nothing past U+10FFFF, no truncated
+ * sequence; else 0.
+ */
+int valid_utf8(const char *s, size_t n);
+
+/*
+ * 1 when s[0..n) is text a JSON body may carry: valid UTF-8 without NUL,
+ * other C0 control characters or DEL; a value (key 0) may hold tab, line
+ * feed and carriage return, a key none of them.
+ */
+int valid_text(const char *s, size_t n, int key);
 
 /*
  * Parses a list parameter: 1..20 decimal digits that fit in int64 and lie

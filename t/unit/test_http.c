@@ -79,11 +79,59 @@ Test(http, json_parse_strict)
 	cr_assert_null(http_parse_json("{\"a\":1", 6), "truncated");
 	cr_assert_null(http_parse_json("{'a':1}", 7), "single quotes");
 	cr_assert_null(http_parse_json("{\"a\":1,}", 8), "trailing comma");
-	cr_assert_null(http_parse_json("\"\xff\"", 3), "invalid UTF-8");
 	cr_assert_null(http_parse_json("", 0), "empty");
 	o = http_parse_json("[1]", 3);
 	cr_assert_not_null(o, "arrays parse; the caller rejects non-objects");
 	json_object_put(o);
+}
+
+/* The text check of a parsed body: 0, or -1 with the field named. */
+static int
+text_check(const char *body, char *path, size_t cap)
+{
+	json_object *o = http_parse_json(body, strlen(body));
+	const char *rule = NULL;
+	int rc;
+
+	cr_assert_not_null(o, "did not parse: %s", body);
+	rc = http_json_text_check(o, path, cap, &rule);
+	if (rc < 0)
+		cr_assert_not_null(rule);
+	json_object_put(o);
+	return rc;
+}
+
+Test(http, json_text_is_checked)
+{
+	struct { const char *body, *path; } bad[] = {
+		{ "{\"fullName\":\"a\xc0\xaf" "b\"}", "fullName" },
+		{ "{\"name\":\"\xed\xa0\x80\"}", "name" },
+		{ "{\"name\":\"\xf4\x90\x80\x80\"}", "name" },
+		{ "{\"name\":\"\\ud800\"}", "name" },
+		{ "{\"name\":\"x\\udc00y\"}", "name" },
+		{ "{\"name\":\"\\ud800\\u0041\"}", "name" },
+		{ "{\"name\":\"nul\\u0000byte\"}", "name" },
+		{ "{\"name\":\"bell\\u0007\"}", "name" },
+		{ "{\"name\":\"del\\u007f\"}", "name" },
+		{ "{\"accountInfo\":{\"bankName\":\"\xc3\"}}", "accountInfo.bankName" },
+		{ "{\"permissions\":[\"view\",\"\xff\"]}", "permissions[1]" },
+		{ "{\"a\":{\"b\\u0001\":1}}", "a" },
+		{ "{\"\xc0\xaf\":1}", "body" },
+	};
+	const char *good[] = {
+		"{\"name\":\"caf\xc3\xa9 \\u00e9 \\ud83d\\ude00 \xf0\x9f\x98\x80\"}",
+		"{\"note\":\"two\\nlines\\tand\\r\\n\"}",
+		"{\"list\":[1,true,null,{\"k\":\"\\ufffd\"}]}",
+	};
+	char path[256];
+
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		cr_assert_eq(text_check(bad[i].body, path, sizeof(path)), -1, "accepted %s",
+		    bad[i].body);
+		cr_assert_str_eq(path, bad[i].path, "case %zu", i);
+	}
+	for (size_t i = 0; i < sizeof(good) / sizeof(good[0]); i++)
+		cr_assert_eq(text_check(good[i], path, sizeof(path)), 0, "refused %s", good[i]);
 }
 
 Test(http, json_rejects_extensions)

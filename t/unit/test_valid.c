@@ -222,3 +222,48 @@ Test(valid, iso_dates_and_country_codes)
 	cr_assert_not_null(valid_country_code("NGA"));
 	cr_assert_not_null(valid_country_code("N1"));
 }
+
+Test(valid, utf8_strict)
+{
+	struct { const char *s; size_t n; int ok; } cases[] = {
+		{ "plain ascii", 11, 1 },
+		{ "\xc3\xa9", 2, 1 },			/* é */
+		{ "\xe2\x82\xac", 3, 1 },		/* € */
+		{ "\xf0\x9f\x98\x80", 4, 1 },		/* U+1F600 */
+		{ "\xf4\x8f\xbf\xbf", 4, 1 },		/* U+10FFFF */
+		{ "\xef\xbf\xbd", 3, 1 },		/* U+FFFD itself */
+		{ "\xc0\xaf", 2, 0 },			/* overlong '/' */
+		{ "\xc1\xbf", 2, 0 },			/* overlong */
+		{ "\xe0\x80\xaf", 3, 0 },		/* overlong, 3 bytes */
+		{ "\xe0\x9f\xbf", 3, 0 },		/* overlong U+07FF */
+		{ "\xf0\x80\x80\xaf", 4, 0 },		/* overlong, 4 bytes */
+		{ "\xf0\x8f\xbf\xbf", 4, 0 },		/* overlong U+FFFF */
+		{ "\xed\xa0\x80", 3, 0 },		/* U+D800 */
+		{ "\xed\xbf\xbf", 3, 0 },		/* U+DFFF */
+		{ "\xed\x9f\xbf", 3, 1 },		/* U+D7FF */
+		{ "\xf4\x90\x80\x80", 4, 0 },		/* U+110000 */
+		{ "\xf5\x80\x80\x80", 4, 0 },
+		{ "\xff", 1, 0 },
+		{ "\x80", 1, 0 },			/* lone continuation */
+		{ "\xc3", 1, 0 },			/* truncated */
+		{ "\xe2\x82", 2, 0 },			/* truncated */
+		{ "\xf0\x9f\x98", 3, 0 },		/* truncated */
+		{ "\xc3\x28", 2, 0 },			/* bad continuation */
+		{ "a\0b", 3, 1 },			/* NUL is UTF-8; valid_text refuses it */
+	};
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)
+		cr_assert_eq(valid_utf8(cases[i].s, cases[i].n), cases[i].ok, "case %zu", i);
+}
+
+Test(valid, text_controls)
+{
+	cr_assert(valid_text("line\tone\r\ntwo", 13, 0));
+	cr_assert_not(valid_text("line\tone", 8, 1), "no tab in a key");
+	cr_assert_not(valid_text("a\0b", 3, 0));
+	cr_assert_not(valid_text("a\x01" "b", 3, 0));
+	cr_assert_not(valid_text("a\x1f", 2, 0));
+	cr_assert_not(valid_text("a\x7f", 2, 0));
+	cr_assert_not(valid_text("\xc0\xaf", 2, 0));
+	cr_assert(valid_text("\xc2\x85", 2, 0), "C1 controls are left to the fields");
+}
