@@ -177,13 +177,25 @@ unauthorized(struct req *req)
 	    "Missing or invalid credentials.", NULL);
 }
 
+/* 429 RATE_LIMITED with Retry-After: the client failed too often. */
+static void
+throttled(struct req *req, int64_t retry_after)
+{
+	char retry[32];
+
+	snprintf(retry, sizeof(retry), "%lld", (long long)retry_after);
+	resp_header(req, "Retry-After", retry);
+	resp_error(req, 429, "RATE_LIMITED",
+	    "Too many failed authentications for this client; retry later.", NULL);
+}
+
 int
 auth_or_reply(struct req *req)
 {
-	char id[UUID_LEN + 1], secret[128], retry[32];
+	char id[UUID_LEN + 1], secret[128];
 	struct token_auth ta;
 	struct db *db;
-	int rc, ok;
+	int rc, ok, charged;
 
 	if (auth_parse_basic(req->authorization, id, secret, sizeof(secret)) < 0)
 		return unauthorized(req);
@@ -205,10 +217,24 @@ auth_or_reply(struct req *req)
 		goto fail;
 	}
 	if (ta.failures >= AUTH_MAX_FAILURES && ta.retry_after > 0) {
-		snprintf(retry, sizeof(retry), "%lld", (long long)ta.retry_after);
-		resp_header(req, "Retry-After", retry);
-		resp_error(req, 429, "RATE_LIMITED",
-		    "Too many failed authentications for this client; retry later.", NULL);
+		throttled(req, ta.retry_after);
+		token_auth_free(&ta);
+		goto fail;
+	}
+	if (!ta.revoked && cache_hit(id, secret, ta.secret_hash))
+		goto pass;
+	/*
+	 * Counted as a failure before the verification, in one statement:
+	 * however many workers check this clientId at once, no more than
+	 * AUTH_MAX_FAILURES argon2 runs happen within the window.
+	 */
+	if ((rc = db_token_auth_charge(db, id, AUTH_MAX_FAILURES, &charged)) != DB_OK) {
+		token_auth_free(&ta);
+		req_db_fail(req, rc);
+		goto fail;
+	}
+	if (!charged) {
+		throttled(req, AUTH_FAILURE_WINDOW);
 		token_auth_free(&ta);
 		goto fail;
 	}
@@ -216,19 +242,19 @@ auth_or_reply(struct req *req)
 		burn_like_verify(req->conf, secret);
 		ok = 0;
 	} else
-		ok = cache_hit(id, secret, ta.secret_hash) ||
-		    argon2id_verify(ta.secret_hash, secret, strlen(secret)) == ARGON2_OK;
+		ok = argon2id_verify(ta.secret_hash, secret, strlen(secret)) == ARGON2_OK;
 	if (!ok) {
-		if ((rc = db_token_auth_fail(db, id)) != DB_OK) {
-			token_auth_free(&ta);
-			req_db_fail(req, rc);
-			goto fail;
-		}
 		log_msg(LOG_LVL_INFO, req->id, "authentication failed for client %s", id);
 		token_auth_free(&ta);
 		unauthorized(req);
 		goto fail;
 	}
+	if ((rc = db_token_auth_refund(db, id)) != DB_OK) {
+		token_auth_free(&ta);
+		req_db_fail(req, rc);
+		goto fail;
+	}
+pass:
 	cache_put(id, secret, ta.secret_hash);
 	memcpy(req->token_id, id, sizeof(req->token_id));
 	memcpy(req->platform_id, ta.platform_id, sizeof(req->platform_id));

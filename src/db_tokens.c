@@ -62,7 +62,7 @@ db_token_auth_get(struct db *db, const char *id, struct token_auth *out)
 }
 
 int
-db_token_auth_fail(struct db *db, const char *id)
+db_token_auth_charge(struct db *db, const char *id, int max, int *charged)
 {
 	/* Assignments run left to right: the window test reads the old start. */
 	static const char sql[] =
@@ -71,7 +71,25 @@ db_token_auth_fail(struct db *db, const char *id)
 	    "   auth_failures + 1, 1),"
 	    " auth_failure_since = IF(auth_failure_since > UTC_TIMESTAMP(3) - INTERVAL 60 SECOND,"
 	    "   auth_failure_since, UTC_TIMESTAMP(3))"
-	    " WHERE id = ?";
+	    " WHERE id = ? AND NOT (auth_failure_since > UTC_TIMESTAMP(3) - INTERVAL 60 SECOND"
+	    "   AND auth_failures >= ?)";
+	struct db_val a[] = { DBS(id), DBI(max) };
+	uint64_t n = 0;
+	int rc;
+
+	*charged = 0;
+	if ((rc = db_exec(db, sql, a, NARGS(a), &n)) != DB_OK)
+		return rc;
+	*charged = n == 1;
+	return DB_OK;
+}
+
+int
+db_token_auth_refund(struct db *db, const char *id)
+{
+	static const char sql[] =
+	    "UPDATE tokens SET auth_failures = auth_failures - 1"
+	    " WHERE id = ? AND auth_failures > 0";
 	struct db_val a[] = { DBS(id) };
 
 	return db_exec(db, sql, a, NARGS(a), NULL);

@@ -35,8 +35,17 @@ struct token {
  */
 int db_token_auth_get(struct db *db, const char *id, struct token_auth *out);
 
-/* Counts one failed authentication against token id. */
-int db_token_auth_fail(struct db *db, const char *id);
+/*
+ * Counts one authentication attempt of token id as failed before it is
+ * checked, unless max failures within the window are counted already:
+ * *charged is 1 when it was counted (the caller may run argon2 now), 0
+ * when the client is throttled.  One statement, so workers checking the
+ * same clientId in parallel can never run more than max verifications.
+ */
+int db_token_auth_charge(struct db *db, const char *id, int max, int *charged);
+
+/* Takes back the charge of an attempt that succeeded. */
+int db_token_auth_refund(struct db *db, const char *id);
 
 void token_auth_free(struct token_auth *t);
 
