@@ -19,9 +19,22 @@ static void
 fail(json_object *details, const char *prefix, const char *name, const char *rule)
 {
 	char key[256];
+	int n;
 
-	snprintf(key, sizeof(key), "%s%s%s", prefix,
+	n = snprintf(key, sizeof(key), "%s%s%s", prefix,
 	    prefix[0] && name[0] != '\0' && name[0] != '[' ? "." : "", name);
+	if (n >= (int)sizeof(key)) {
+		/* Cut short: drop a last character that did not fit whole. */
+		size_t len = sizeof(key) - 1, i = len - 1, need;
+		unsigned char lead;
+
+		while (i > 0 && ((unsigned char)key[i] & 0xc0) == 0x80)
+			i--;
+		lead = (unsigned char)key[i];
+		need = lead < 0x80 ? 1 : lead >= 0xf0 ? 4 : lead >= 0xe0 ? 3 : 2;
+		if (i + need > len)
+			key[i] = '\0';
+	}
 	if (json_object_object_get_ex(details, key, NULL))
 		return;
 	json_object_object_add(details, key, json_object_new_string(rule));

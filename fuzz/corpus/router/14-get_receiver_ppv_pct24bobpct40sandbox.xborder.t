@@ -1,0 +1,1 @@
+GET /receiver/ppv/%24bob%40sandbox.xborder.test
