@@ -326,8 +326,11 @@ run_idempotent(struct req *req)
 	}
 	for (attempt = 0; idempotent_attempt(req, claim, attempt, &forget); attempt++)
 		;
-	if (forget && (db = db_handle(req->conf)) != NULL &&
-	    (rc = db_idem_forget(db, req->platform_id, key, claim)) != DB_OK)
+	if (!forget)
+		return;
+	rc = (db = db_handle(req->conf)) != NULL ?
+	    db_idem_forget(db, req->platform_id, key, claim) : DB_UNAVAILABLE;
+	if (rc != DB_OK)
 		log_msg(LOG_LVL_ERROR, req->id, "idempotency claim not released (%d);"
 		    " its lease frees it", rc);
 }
