@@ -37,6 +37,7 @@
 #include "xborder/ids.h"
 #include "xborder/req.h"
 #include "xborder/resp.h"
+#include "xborder/stats.h"
 #include "xborder/util.h"
 
 #define CACHE_SLOTS 64
@@ -112,11 +113,7 @@ mac(const void *a, size_t alen, const void *b, size_t blen, unsigned char out[32
 static size_t
 slot_of(const char *id)
 {
-	size_t h = 5381;
-
-	for (; *id; id++)
-		h = h * 33 + (unsigned char)*id;
-	return h % CACHE_SLOTS;
+	return str_hash(id) % CACHE_SLOTS;
 }
 
 /* 1 when the cache proves that secret matches the token's stored hash. */
@@ -166,6 +163,7 @@ burn_like_verify(const struct conf *c, const char *secret)
 		OPENSSL_cleanse(unused, sizeof(unused));
 	}
 	/* Cannot match: nobody knows the random secret behind the hash. */
+	stats_add(STAT_ARGON2, 1);
 	(void)argon2id_verify(dummy_hash, secret, strlen(secret));
 }
 
@@ -221,8 +219,10 @@ auth_or_reply(struct req *req)
 		token_auth_free(&ta);
 		goto fail;
 	}
-	if (!ta.revoked && cache_hit(id, secret, ta.secret_hash))
+	if (!ta.revoked && cache_hit(id, secret, ta.secret_hash)) {
+		stats_add(STAT_AUTH_CACHE_HITS, 1);
 		goto pass;
+	}
 	/*
 	 * Counted as a failure before the verification, in one statement:
 	 * however many workers check this clientId at once, no more than
@@ -241,8 +241,10 @@ auth_or_reply(struct req *req)
 	if (ta.revoked) {
 		burn_like_verify(req->conf, secret);
 		ok = 0;
-	} else
+	} else {
+		stats_add(STAT_ARGON2, 1);
 		ok = argon2id_verify(ta.secret_hash, secret, strlen(secret)) == ARGON2_OK;
+	}
 	if (!ok) {
 		log_msg(LOG_LVL_INFO, req->id, "authentication failed for client %s", id);
 		token_auth_free(&ta);
@@ -260,6 +262,8 @@ pass:
 	memcpy(req->platform_id, ta.platform_id, sizeof(req->platform_id));
 	req->can_view = ta.view;
 	req->can_manage = ta.manage;
+	req->config_version = ta.config_version;
+	req->quotes_due = ta.quotes_due;
 	token_auth_free(&ta);
 	OPENSSL_cleanse(secret, sizeof(secret));
 	return 0;

@@ -56,6 +56,7 @@ static const struct ckey keys[] = {
 	{ "webhook_retry_window", C_I64, OFF(webhook_retry_window), 1, UINT64_C(31536000) },
 	{ "schema_dir",		C_STR, OFF(schema_dir), 0, 0 },
 	{ "openapi_file",	C_STR, OFF(openapi_file), 0, 0 },
+	{ "stats_file",		C_STR_OPT, OFF(stats_file), 0, 0 },
 	{ "fingerprint_key",	C_HEXKEY, OFF(fingerprint_key), 0, 0 },
 };
 
@@ -86,6 +87,7 @@ conf_defaults(struct conf *c)
 	c->webhook_retry_window = 259200;
 	c->schema_dir = xstrdup(XB_SCHEMA_DIR);
 	c->openapi_file = xstrdup(XB_OPENAPI_FILE);
+	c->stats_file = xstrdup("");
 }
 
 void
@@ -100,6 +102,7 @@ conf_free(struct conf *c)
 	free(c->base_path);
 	free(c->schema_dir);
 	free(c->openapi_file);
+	free(c->stats_file);
 	free(c->webhook_signing_key);
 	memset(c, 0, sizeof(*c));
 }

@@ -19,6 +19,7 @@
 
 #include "xborder/conf.h"
 #include "xborder/db.h"
+#include "xborder/stats.h"
 #include "xborder/util.h"
 
 #define STMT_CACHE 128
@@ -35,10 +36,14 @@ struct db {
 	int		 broken;	/* the server went away */
 	int		 outer;		/* a request-wide transaction is open */
 	int		 outer_retry;	/* ...and must be run again whole */
+	int		 outer_savepoints; /* ...and takes savepoints (see transact_nested) */
+	int		 outer_resavepoint; /* the retry is for savepoints, not a conflict */
+	int		 in_tx;		/* between db_begin and its commit or rollback */
 	char		 err[256];
 };
 
 static struct db *process_db;
+static void (*tx_hook)(int committed);
 static int64_t process_db_used_ms;
 
 /* After this long unused, a connection is checked before it is lent out. */
@@ -79,6 +84,8 @@ db_close(struct db *db)
 {
 	if (db == NULL)
 		return;
+	if (db->in_tx && tx_hook != NULL)
+		tx_hook(0);	/* a transaction left open is lost with the connection */
 	for (size_t i = 0; i < db->ncache; i++)
 		mysql_stmt_close(db->cache[i].stmt);
 	mysql_close(db->my);
@@ -166,6 +173,7 @@ prepare(struct db *db, const char *sql, int keep, int *rc)
 			return db->cache[i].stmt;
 	if ((st = mysql_stmt_init(db->my)) == NULL)
 		abort();
+	stats_add(STAT_DB_STATEMENTS, 1);
 	if (mysql_stmt_prepare(st, sql, strlen(sql)) != 0) {
 		*rc = classify(db, mysql_stmt_errno(st), mysql_stmt_error(st));
 		mysql_stmt_close(st);
@@ -223,10 +231,28 @@ run(struct db *db, MYSQL_STMT *st, const struct db_val *args, size_t nargs)
 		if (mysql_stmt_bind_param(st, b) != 0)
 			rc = classify(db, mysql_stmt_errno(st), mysql_stmt_error(st));
 	}
+	if (rc == DB_OK)
+		stats_add(STAT_DB_STATEMENTS, 1);
 	if (rc == DB_OK && mysql_stmt_execute(st) != 0)
 		rc = classify(db, mysql_stmt_errno(st), mysql_stmt_error(st));
 	free(b);
 	return rc;
+}
+
+/*
+ * After an execution: frees its result.  A statement that succeeded can be
+ * executed again as it is (no COM_STMT_RESET round trip); one that failed
+ * is reset on the server too, or its next execution waits for an answer
+ * that never comes.
+ */
+static void
+done_with(struct db *db, MYSQL_STMT *st, int rc)
+{
+	mysql_stmt_free_result(st);
+	if (rc != DB_OK && !db->broken) {
+		stats_add(STAT_DB_STATEMENTS, 1);
+		mysql_stmt_reset(st);
+	}
 }
 
 int
@@ -241,15 +267,31 @@ db_exec(struct db *db, const char *sql, const struct db_val *args,
 	rc = run(db, st, args, nargs);
 	if (rc == DB_OK && affected != NULL)
 		*affected = mysql_stmt_affected_rows(st);
-	mysql_stmt_free_result(st);
-	mysql_stmt_reset(st);
+	done_with(db, st, rc);
 	if (!cached(db, st))
 		mysql_stmt_close(st);
 	return rc;
 }
 
+static int query(struct db *db, const char *sql, int keep, const struct db_val *args,
+    size_t nargs, struct db_rows *out);
+
 int
 db_query(struct db *db, const char *sql, const struct db_val *args,
+    size_t nargs, struct db_rows *out)
+{
+	return query(db, sql, 1, args, nargs, out);
+}
+
+int
+db_query_once(struct db *db, const char *sql, const struct db_val *args,
+    size_t nargs, struct db_rows *out)
+{
+	return query(db, sql, 0, args, nargs, out);
+}
+
+static int
+query(struct db *db, const char *sql, int keep, const struct db_val *args,
     size_t nargs, struct db_rows *out)
 {
 	MYSQL_STMT *st;
@@ -263,7 +305,7 @@ db_query(struct db *db, const char *sql, const struct db_val *args,
 	int rc = DB_ERR, fr;
 
 	memset(out, 0, sizeof(*out));
-	if ((st = prepare(db, sql, 1, &rc)) == NULL)
+	if ((st = prepare(db, sql, keep, &rc)) == NULL)
 		return rc;
 	if ((rc = run(db, st, args, nargs)) != DB_OK)
 		goto out;
@@ -336,8 +378,7 @@ out:
 	free(b);
 	if (meta != NULL)
 		mysql_free_result(meta);
-	mysql_stmt_free_result(st);
-	mysql_stmt_reset(st);
+	done_with(db, st, rc);
 	if (!cached(db, st))
 		mysql_stmt_close(st);
 	return rc;
@@ -408,32 +449,71 @@ db_rows_free(struct db_rows *r)
 	memset(r, 0, sizeof(*r));
 }
 
+/*
+ * A transaction is two round trips: SET autocommit = 0, then SET
+ * autocommit = 1, which commits what is open (documented MariaDB and
+ * MySQL behaviour) and reports a failure to commit as its own error.
+ * Outside a transaction the session is in autocommit mode.  Switching
+ * autocommit off (rather than START TRANSACTION) means that after a
+ * deadlock, which rolls the transaction back, any further statement of the
+ * caller still runs in a transaction that the caller's rollback undoes
+ * instead of committing on its own.
+ */
+/* Tells the hook how the transaction ended; the connection is out of it. */
+static void
+tx_end(struct db *db, int committed)
+{
+	db->in_tx = 0;
+	if (tx_hook != NULL)
+		tx_hook(committed);
+}
+
 int
 db_begin(struct db *db)
 {
+	stats_add(STAT_DB_STATEMENTS, 1);
+	if (tx_hook != NULL)
+		tx_hook(0);
 	if (mysql_autocommit(db->my, 0) != 0)
 		return classify(db, mysql_errno(db->my), mysql_error(db->my));
+	db->in_tx = 1;
 	return DB_OK;
 }
 
 int
 db_commit(struct db *db)
 {
-	int rc = DB_OK;
+	int rc;
 
-	if (mysql_commit(db->my) != 0)
-		rc = classify(db, mysql_errno(db->my), mysql_error(db->my));
-	if (rc != DB_OK)
-		mysql_rollback(db->my);
-	mysql_autocommit(db->my, 1);
+	stats_add(STAT_DB_STATEMENTS, 1);
+	if (mysql_autocommit(db->my, 1) == 0) {
+		tx_end(db, 1);
+		return DB_OK;
+	}
+	rc = classify(db, mysql_errno(db->my), mysql_error(db->my));
+	db_rollback(db);
 	return rc;
 }
 
 void
 db_rollback(struct db *db)
 {
+	stats_add(STAT_DB_STATEMENTS, 2);
 	mysql_rollback(db->my);
 	mysql_autocommit(db->my, 1);
+	tx_end(db, 0);
+}
+
+int
+db_in_transaction(const struct db *db)
+{
+	return db->in_tx;
+}
+
+void
+db_set_tx_hook(void (*hook)(int committed))
+{
+	tx_hook = hook;
 }
 
 #define TX_ATTEMPTS 8
@@ -456,6 +536,12 @@ retry_pause(struct db *db, int attempt)
  * plain failure rolls back to the savepoint, so nothing of fn survives; a
  * deadlock or lock wait timeout is left to db_outer_*'s owner, who runs
  * the whole request again.
+ *
+ * The savepoint costs two round trips, and almost every fn succeeds, so
+ * the first run of a request takes none: fn runs directly, and if it
+ * refuses (it may have written something first) the request is marked to
+ * run again, whole, with savepoints.  A refused request runs twice; one
+ * that succeeds saves SAVEPOINT and RELEASE.
  */
 static int
 transact_nested(struct db *db, int (*fn)(struct db *, void *), void *arg)
@@ -465,6 +551,15 @@ transact_nested(struct db *db, int (*fn)(struct db *, void *), void *arg)
 	static const char undo[] = "ROLLBACK TO SAVEPOINT xb_tx";
 	int rc, rc2;
 
+	if (!db->outer_savepoints) {
+		rc = fn(db, arg);
+		if (rc > 0 && !db->outer_retry) {
+			db->outer_savepoints = 1;
+			db->outer_resavepoint = 1;
+			db->outer_retry = 1;
+		}
+		return rc;
+	}
 	if ((rc = db_exec(db, sp, NULL, 0, NULL)) != DB_OK)
 		return rc;
 	rc = fn(db, arg);
@@ -474,6 +569,9 @@ transact_nested(struct db *db, int (*fn)(struct db *, void *), void *arg)
 		return rc;
 	if ((rc2 = db_exec(db, undo, NULL, 0, NULL)) != DB_OK)
 		return rc2;
+	/* What fn wrote is undone, while the transaction goes on. */
+	if (tx_hook != NULL)
+		tx_hook(0);
 	return rc;
 }
 
@@ -504,8 +602,12 @@ db_outer_begin(struct db *db, int attempt)
 {
 	int rc;
 
-	if (attempt > 0)
+	/* A rerun to take savepoints needs no pause: nothing conflicted. */
+	if (attempt == 0)
+		db->outer_savepoints = 0;
+	else if (!db->outer_resavepoint)
 		retry_pause(db, attempt - 1);
+	db->outer_resavepoint = 0;
 	db->outer_retry = 0;
 	if ((rc = db_begin(db)) != DB_OK)
 		return rc;

@@ -8,6 +8,7 @@
 
 #include <inttypes.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "xborder/db.h"
@@ -15,22 +16,66 @@
 #include "xborder/ids.h"
 #include "xborder/util.h"
 
+/*
+ * The statements of a posting set of n accounts and m entries, one round
+ * trip each: the accounts locked together (FOR UPDATE, in id order, so two
+ * sets lock common accounts in the same order), their balances changed by
+ * one UPDATE, the entries written by one INSERT.  The texts are made on
+ * first use and kept for the process.
+ */
+enum { SQL_LOCK, SQL_UPDATE, SQL_ENTRIES };
+
+static const char *
+apply_sql(int which, size_t n)
+{
+	static char *made[3][LEDGER_MAX_POSTINGS + 1];
+	char buf[2048];
+	size_t len = 0;
+
+	if (n == 0 || n > LEDGER_MAX_POSTINGS)
+		abort();
+	if (made[which][n] != NULL)
+		return made[which][n];
+#define ADD(...) (len += (size_t)snprintf(buf + len, sizeof(buf) - len, __VA_ARGS__))
+	switch (which) {
+	case SQL_LOCK:
+		ADD("SELECT id, balance, kind, currency, platform_id FROM internal_accounts"
+		    " WHERE id IN (");
+		for (size_t i = 0; i < n; i++)
+			ADD("%s?", i ? ", " : "");
+		ADD(") ORDER BY id FOR UPDATE");
+		break;
+	case SQL_UPDATE:
+		ADD("UPDATE internal_accounts SET balance = balance + CASE id");
+		for (size_t i = 0; i < n; i++)
+			ADD(" WHEN ? THEN ?");
+		ADD(" END, updated_at = UTC_TIMESTAMP(3) WHERE id IN (");
+		for (size_t i = 0; i < n; i++)
+			ADD("%s?", i ? ", " : "");
+		ADD(")");
+		break;
+	default:
+		ADD("INSERT INTO ledger_entries (posting_id, platform_id, account_id, currency,"
+		    " amount, memo, created_at) VALUES");
+		for (size_t i = 0; i < n; i++)
+			ADD("%s (?, ?, ?, ?, ?, ?, UTC_TIMESTAMP(3))", i ? "," : "");
+	}
+#undef ADD
+	if (len >= sizeof(buf))
+		abort();
+	made[which][n] = xstrdup(buf);
+	return made[which][n];
+}
+
 int
 db_ledger_apply(struct db *db, const char *memo, const struct posting_set *s,
     struct ledger_short *shortfall)
 {
-	static const char lock[] =
-	    "SELECT balance, kind, currency, platform_id FROM internal_accounts"
-	    " WHERE id = ? FOR UPDATE";
-	static const char update[] =
-	    "UPDATE internal_accounts SET balance = balance + ?, updated_at = UTC_TIMESTAMP(3)"
-	    " WHERE id = ?";
-	static const char entry[] =
-	    "INSERT INTO ledger_entries (posting_id, platform_id, account_id, currency,"
-	    " amount, memo, created_at) VALUES (?, ?, ?, ?, ?, ?, UTC_TIMESTAMP(3))";
-	size_t order[LEDGER_MAX_POSTINGS], n;
+	size_t order[LEDGER_MAX_POSTINGS], n, m;
 	char platform[LEDGER_MAX_POSTINGS][37], posting_id[UUID_LEN + 1];
 	int64_t nets[LEDGER_MAX_POSTINGS];
+	struct db_val v[LEDGER_MAX_POSTINGS * 6];
+	struct db_rows r;
 	int rc, past_limit = 0, short_of = 0;
 
 	if (ledger_balanced(s) < 0)
@@ -41,27 +86,28 @@ db_ledger_apply(struct db *db, const char *memo, const struct posting_set *s,
 	 * refusal leaves the caller's transaction untouched (settlement goes
 	 * on with another posting after DB_LIMIT).
 	 */
+	for (size_t k = 0; k < n; k++)
+		v[k] = DBS(s->p[order[k]].account_id);
+	if ((rc = db_query(db, apply_sql(SQL_LOCK, n), v, n, &r)) != DB_OK)
+		return rc;
+	if (r.nrows != n) {
+		db_rows_free(&r);
+		return DB_CONFLICT;	/* an account does not exist */
+	}
+	/* Rows come in id order, as order[] is. */
 	for (size_t k = 0; k < n; k++) {
 		const struct posting *p = &s->p[order[k]];
-		struct db_val a[] = { DBS(p->account_id) };
-		struct db_rows r;
 		int64_t balance, after;
 		int overflow, sandbox;
 
-		if ((rc = db_query(db, lock, a, NARGS(a), &r)) != DB_OK)
-			return rc;
-		if (r.nrows == 0) {
+		if (strcmp(db_cell(&r, k, 0), p->account_id) != 0 ||
+		    strcmp(db_cell(&r, k, 3), p->currency) != 0) {
 			db_rows_free(&r);
 			return DB_CONFLICT;
 		}
-		if (strcmp(db_cell(&r, 0, 2), p->currency) != 0) {
-			db_rows_free(&r);
-			return DB_CONFLICT;
-		}
-		balance = db_cell_i64(&r, 0, 0);
-		sandbox = strcmp(db_cell(&r, 0, 1), ACCT_SANDBOX) == 0;
-		snprintf(platform[order[k]], sizeof(platform[0]), "%s", db_cell(&r, 0, 3));
-		db_rows_free(&r);
+		balance = db_cell_i64(&r, k, 1);
+		sandbox = strcmp(db_cell(&r, k, 2), ACCT_SANDBOX) == 0;
+		snprintf(platform[order[k]], sizeof(platform[0]), "%s", db_cell(&r, k, 4));
 		nets[k] = ledger_net(s, p->account_id, &overflow);
 		if (overflow) {
 			past_limit = 1;
@@ -85,15 +131,23 @@ db_ledger_apply(struct db *db, const char *memo, const struct posting_set *s,
 			break;
 		}
 	}
+	db_rows_free(&r);
 	/* AMOUNT_OUT_OF_RANGE comes before INSUFFICIENT_FUNDS (decisions.md). */
 	if (past_limit)
 		return DB_LIMIT;
 	if (short_of)
 		return DB_INSUFFICIENT;
-	for (size_t k = 0; k < n; k++) {
-		struct db_val u[] = { DBI(nets[k]), DBS(s->p[order[k]].account_id) };
-
-		if (nets[k] != 0 && (rc = db_exec(db, update, u, NARGS(u), NULL)) != DB_OK)
+	m = 0;
+	for (size_t k = 0; k < n; k++)
+		if (nets[k] != 0) {
+			v[2 * m] = DBS(s->p[order[k]].account_id);
+			v[2 * m + 1] = DBI(nets[k]);
+			m++;
+		}
+	if (m > 0) {
+		for (size_t k = 0; k < m; k++)
+			v[2 * m + k] = v[2 * k];
+		if ((rc = db_exec(db, apply_sql(SQL_UPDATE, m), v, 3 * m, NULL)) != DB_OK)
 			return rc;
 	}
 	ids_uuid4(posting_id);
@@ -105,42 +159,115 @@ db_ledger_apply(struct db *db, const char *memo, const struct posting_set *s,
 		for (size_t k = 0; k < n; k++)
 			if (strcmp(s->p[order[k]].account_id, p->account_id) == 0)
 				plat = platform[order[k]];
-		{
-			struct db_val e[] = { DBS(posting_id), DBS(plat), DBS(p->account_id),
-			    DBS(p->currency), DBI(p->amount), DBS(memo) };
-
-			if ((rc = db_exec(db, entry, e, NARGS(e), NULL)) != DB_OK)
-				return rc;
-		}
+		v[6 * i] = DBS(posting_id);
+		v[6 * i + 1] = DBS(plat);
+		v[6 * i + 2] = DBS(p->account_id);
+		v[6 * i + 3] = DBS(p->currency);
+		v[6 * i + 4] = DBI(p->amount);
+		v[6 * i + 5] = DBS(memo);
 	}
-	return DB_OK;
+	return db_exec(db, apply_sql(SQL_ENTRIES, s->n), v, 6 * s->n, NULL);
 }
 
-int
-db_account_system(struct db *db, const char *platform, const char *kind,
+/*
+ * The worker's cache of system account ids.  A system account is never
+ * deleted, so an id is good for ever once its row is committed; but a row
+ * this worker created (or found) inside a transaction may yet be rolled
+ * back.  So an id found inside a transaction waits in `pending` until the
+ * transaction commits (db.c calls system_tx_end); a rollback, to a
+ * savepoint too, drops what waits.  Outside a transaction a found row is
+ * committed: it goes to the cache at once.
+ */
+#define SYSTEM_CACHE 64
+#define SYSTEM_PENDING 8
+
+struct system_key {
+	char	platform[37], kind[16], owner[8], currency[4], id[37];
+};
+
+static struct system_key system_cache[SYSTEM_CACHE], system_pending[SYSTEM_PENDING];
+static size_t system_npending;
+
+static int
+same_account(const struct system_key *k, const char *platform, const char *kind,
+    const char *owner, const char *currency)
+{
+	return strcmp(k->platform, platform) == 0 && strcmp(k->kind, kind) == 0 &&
+	    strcmp(k->owner, owner) == 0 && strcmp(k->currency, currency) == 0;
+}
+
+static size_t
+system_slot(const char *platform, const char *kind, const char *owner, const char *currency)
+{
+	return (str_hash(platform) + 31 * str_hash(kind) + 7 * str_hash(owner) +
+	    str_hash(currency)) % SYSTEM_CACHE;
+}
+
+static void
+system_tx_end(int committed)
+{
+	for (size_t i = 0; committed && i < system_npending; i++) {
+		const struct system_key *k = &system_pending[i];
+
+		system_cache[system_slot(k->platform, k->kind, k->owner, k->currency)] = *k;
+	}
+	system_npending = 0;
+}
+
+static void
+system_remember(struct db *db, const char *platform, const char *kind, const char *owner,
+    const char *currency, const char *id)
+{
+	struct system_key k;
+
+	if (strlen(platform) >= sizeof(k.platform) || strlen(kind) >= sizeof(k.kind) ||
+	    strlen(owner) >= sizeof(k.owner) || strlen(currency) >= sizeof(k.currency))
+		return;
+	snprintf(k.platform, sizeof(k.platform), "%s", platform);
+	snprintf(k.kind, sizeof(k.kind), "%s", kind);
+	snprintf(k.owner, sizeof(k.owner), "%s", owner);
+	snprintf(k.currency, sizeof(k.currency), "%s", currency);
+	snprintf(k.id, sizeof(k.id), "%s", id);
+	db_set_tx_hook(system_tx_end);
+	if (!db_in_transaction(db))
+		system_cache[system_slot(platform, kind, owner, currency)] = k;
+	else if (system_npending < SYSTEM_PENDING)
+		system_pending[system_npending++] = k;
+}
+
+/* The platform's account of kind and currency held by owner, made on first use. */
+static int
+system_account(struct db *db, const char *platform, const char *kind, const char *owner,
     const char *currency, char id[37])
 {
 	static const char find[] =
 	    "SELECT id FROM internal_accounts WHERE platform_id = ? AND kind = ?"
-	    " AND owner = '-' AND currency = ?";
+	    " AND owner = ? AND currency = ?";
 	static const char create[] =
 	    "INSERT IGNORE INTO internal_accounts (id, platform_id, customer_id, owner, kind,"
 	    " currency, balance, created_at, updated_at)"
-	    " VALUES (?, ?, NULL, '-', ?, ?, 0, UTC_TIMESTAMP(3), UTC_TIMESTAMP(3))";
+	    " VALUES (?, ?, NULL, ?, ?, ?, 0, UTC_TIMESTAMP(3), UTC_TIMESTAMP(3))";
+	const struct system_key *k = &system_cache[system_slot(platform, kind, owner, currency)];
 	char fresh[UUID_LEN + 1];
 	struct db_rows r;
 	int rc;
 
+	if (k->id[0] != '\0' && same_account(k, platform, kind, owner, currency)) {
+		snprintf(id, 37, "%s", k->id);
+		return DB_OK;
+	}
 	ids_uuid4(fresh);
 	for (int attempt = 0; attempt < 2; attempt++) {
-		struct db_val a[] = { DBS(platform), DBS(kind), DBS(currency) };
-		struct db_val c[] = { DBS(fresh), DBS(platform), DBS(kind), DBS(currency) };
+		struct db_val a[] = { DBS(platform), DBS(kind), DBS(owner), DBS(currency) };
+		struct db_val c[] = { DBS(fresh), DBS(platform), DBS(owner), DBS(kind),
+		    DBS(currency) };
 
 		if ((rc = db_query(db, find, a, NARGS(a), &r)) != DB_OK)
 			return rc;
 		if (r.nrows > 0) {
 			snprintf(id, 37, "%s", db_cell(&r, 0, 0));
 			db_rows_free(&r);
+			system_remember(db, platform, kind, owner, currency, id);
 			return DB_OK;
 		}
 		db_rows_free(&r);
@@ -149,6 +276,29 @@ db_account_system(struct db *db, const char *platform, const char *kind,
 			return rc;
 	}
 	return DB_ERR;
+}
+
+int
+db_account_system(struct db *db, const char *platform, const char *kind,
+    const char *currency, char id[37])
+{
+	return system_account(db, platform, kind, "-", currency, id);
+}
+
+int
+db_account_transit(struct db *db, const char *platform, const char *currency, int shard,
+    char id[37])
+{
+	char owner[8];
+
+	if (shard < 0 || shard >= LEDGER_TRANSIT_SHARDS)
+		return DB_CONFLICT;
+	/* Shard 0 is the account of every transaction made before shards. */
+	if (shard == 0)
+		snprintf(owner, sizeof(owner), "-");
+	else
+		snprintf(owner, sizeof(owner), "-%d", shard);
+	return system_account(db, platform, ACCT_IN_TRANSIT, owner, currency, id);
 }
 
 int
@@ -166,6 +316,15 @@ db_ledger_check(struct db *db, void (*report)(const char *what, const char *id,
 	    "SELECT id, balance FROM internal_accounts WHERE balance < 0 AND kind <> 'SANDBOX'";
 	static const char outside[] =
 	    "SELECT id, balance FROM internal_accounts WHERE balance > ? OR balance < ?";
+	static const char counts[] =
+	    "SELECT x.platform_id, x.status, x.type, CAST(SUM(x.c) AS CHAR),"
+	    " CAST(SUM(x.n) AS CHAR) FROM ("
+	    " SELECT platform_id, status, type, COUNT(*) AS c, 0 AS n FROM transactions"
+	    "  GROUP BY platform_id, status, type"
+	    " UNION ALL"
+	    " SELECT platform_id, status, type, 0, SUM(n) FROM txn_counts"
+	    "  GROUP BY platform_id, status, type) x"
+	    " GROUP BY x.platform_id, x.status, x.type HAVING SUM(x.c) <> SUM(x.n)";
 	static const char mismatch[] =
 	    "SELECT e.id, e.account_id FROM ledger_entries e JOIN internal_accounts a"
 	    " ON a.id = e.account_id WHERE a.currency <> e.currency";
@@ -208,6 +367,15 @@ db_ledger_check(struct db *db, void (*report)(const char *what, const char *id,
 	for (size_t i = 0; i < r.nrows; i++, problems++) {
 		snprintf(detail, sizeof(detail), "entry %s in another currency", db_cell(&r, i, 0));
 		report("account", db_cell(&r, i, 1), detail);
+	}
+	db_rows_free(&r);
+	/* txn_counts, which totalCount reads, against the transactions. */
+	if ((rc = db_query(db, counts, NULL, 0, &r)) != DB_OK)
+		return rc;
+	for (size_t i = 0; i < r.nrows; i++, problems++) {
+		snprintf(detail, sizeof(detail), "%s %s: %s transactions, counted %s",
+		    db_cell(&r, i, 2), db_cell(&r, i, 1), db_cell(&r, i, 3), db_cell(&r, i, 4));
+		report("count", db_cell(&r, i, 0), detail);
 	}
 	db_rows_free(&r);
 	return problems;

@@ -16,6 +16,7 @@
 #include "xborder/db_tokens.h"
 #include "xborder/ids.h"
 #include "xborder/ledger.h"
+#include "xborder/stats.h"
 #include "xborder/util.h"
 
 /* The configuration a new platform starts with. */
@@ -115,22 +116,69 @@ db_platform_list(struct db *db, struct db_rows *out)
 	return db_query(db, sql, NULL, 0, out);
 }
 
-int
-db_config_get(struct db *db, const char *platform, struct platform_config *out)
+/*
+ * The worker's cache of configurations.  An entry is keyed by platform and
+ * the row's version, which every change increments in the transaction that
+ * makes it; a caller that read the current version in this request (the
+ * authentication statement reads it with the token) is served from here
+ * without a round trip.  A change made by any worker moves the version, so
+ * a stale entry is never served to a request that started after the change
+ * committed.
+ */
+#define CONFIG_CACHE_SLOTS 16
+
+static struct {
+	char			platform[37];
+	int64_t			version;
+	struct platform_config	c;
+} config_cache[CONFIG_CACHE_SLOTS];
+
+static void
+config_copy(struct platform_config *dst, const struct platform_config *src)
 {
+	*dst = *src;
+	dst->uma_domain = xstrdup(src->uma_domain);
+	dst->ppv_domain = xstrdup(src->ppv_domain);
+	dst->webhook = src->webhook ? xstrdup(src->webhook) : NULL;
+	dst->cur = xcalloc(src->ncur ? src->ncur : 1, sizeof(*dst->cur));
+	for (size_t i = 0; i < src->ncur; i++) {
+		dst->cur[i] = src->cur[i];
+		dst->cur[i].types_json = xstrdup(src->cur[i].types_json);
+		dst->cur[i].fields_json = xstrdup(src->cur[i].fields_json);
+	}
+}
+
+static size_t
+config_slot(const char *platform)
+{
+	return str_hash(platform) % CONFIG_CACHE_SLOTS;
+}
+
+int
+db_config_get(struct db *db, const char *platform, int64_t version,
+    struct platform_config *out)
+{
+	/* One statement, so the row and its currencies are one snapshot. */
 	static const char sql[] =
-	    "SELECT id, uma_domain, ppv_domain, webhook_endpoint, sender_fee_bps,"
-	    " receiver_fee_bps, created_at, updated_at"
-	    " FROM platform_configs WHERE platform_id = ?";
-	static const char cur[] =
-	    "SELECT currency_code, min_amount, max_amount, outgoing_enabled,"
-	    " incoming_enabled, enabled_types, required_fields"
-	    " FROM supported_currencies WHERE platform_id = ? ORDER BY position";
+	    "SELECT c.id, c.uma_domain, c.ppv_domain, c.webhook_endpoint, c.sender_fee_bps,"
+	    " c.receiver_fee_bps, c.created_at, c.updated_at, c.version,"
+	    " s.currency_code, s.min_amount, s.max_amount, s.outgoing_enabled,"
+	    " s.incoming_enabled, s.enabled_types, s.required_fields"
+	    " FROM platform_configs c LEFT JOIN supported_currencies s"
+	    " ON s.platform_id = c.platform_id"
+	    " WHERE c.platform_id = ? ORDER BY s.position";
 	struct db_val a[] = { DBS(platform) };
+	size_t slot = config_slot(platform);
 	struct db_rows r;
 	int rc;
 
 	memset(out, 0, sizeof(*out));
+	if (version > 0 && config_cache[slot].version == version &&
+	    strcmp(config_cache[slot].platform, platform) == 0) {
+		config_copy(out, &config_cache[slot].c);
+		stats_add(STAT_CONFIG_CACHE_HITS, 1);
+		return DB_OK;
+	}
 	if ((rc = db_query_one(db, sql, a, NARGS(a), &r)) != DB_OK)
 		return rc;
 	snprintf(out->id, sizeof(out->id), "%s", db_cell(&r, 0, 0));
@@ -141,25 +189,26 @@ db_config_get(struct db *db, const char *platform, struct platform_config *out)
 	out->receiver_fee_bps = db_cell_i64(&r, 0, 5);
 	ids_timestamp(db_cell(&r, 0, 6), out->created_at);
 	ids_timestamp(db_cell(&r, 0, 7), out->updated_at);
-	db_rows_free(&r);
-	if ((rc = db_query(db, cur, a, NARGS(a), &r)) != DB_OK) {
-		platform_config_free(out);
-		return rc;
-	}
-	out->cur = xcalloc(r.nrows, sizeof(*out->cur));
-	out->ncur = r.nrows;
-	for (size_t i = 0; i < r.nrows; i++) {
+	version = db_cell_i64(&r, 0, 8);
+	out->ncur = db_cell(&r, 0, 9) != NULL ? r.nrows : 0;
+	out->cur = xcalloc(out->ncur ? out->ncur : 1, sizeof(*out->cur));
+	for (size_t i = 0; i < out->ncur; i++) {
 		struct currency_cfg *c = &out->cur[i];
 
-		snprintf(c->code, sizeof(c->code), "%s", db_cell(&r, i, 0));
-		c->min_amount = db_cell_i64(&r, i, 1);
-		c->max_amount = db_cell_i64(&r, i, 2);
-		c->outgoing = db_cell_i64(&r, i, 3) != 0;
-		c->incoming = db_cell_i64(&r, i, 4) != 0;
-		c->types_json = xstrdup(db_cell(&r, i, 5));
-		c->fields_json = xstrdup(db_cell(&r, i, 6));
+		snprintf(c->code, sizeof(c->code), "%s", db_cell(&r, i, 9));
+		c->min_amount = db_cell_i64(&r, i, 10);
+		c->max_amount = db_cell_i64(&r, i, 11);
+		c->outgoing = db_cell_i64(&r, i, 12) != 0;
+		c->incoming = db_cell_i64(&r, i, 13) != 0;
+		c->types_json = xstrdup(db_cell(&r, i, 14));
+		c->fields_json = xstrdup(db_cell(&r, i, 15));
 	}
 	db_rows_free(&r);
+	platform_config_free(&config_cache[slot].c);
+	snprintf(config_cache[slot].platform, sizeof(config_cache[slot].platform), "%s",
+	    platform);
+	config_cache[slot].version = version;
+	config_copy(&config_cache[slot].c, out);
 	return DB_OK;
 }
 
@@ -174,7 +223,8 @@ update_tx(struct db *db, void *arg)
 	static const char lock[] =
 	    "SELECT id FROM platform_configs WHERE platform_id = ? FOR UPDATE";
 	static const char touch[] =
-	    "UPDATE platform_configs SET updated_at = UTC_TIMESTAMP(3) WHERE platform_id = ?";
+	    "UPDATE platform_configs SET updated_at = UTC_TIMESTAMP(3), version = version + 1"
+	    " WHERE platform_id = ?";
 	static const char webhook[] =
 	    "UPDATE platform_configs SET webhook_endpoint = ? WHERE platform_id = ?";
 	static const char fees[] =

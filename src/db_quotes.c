@@ -239,7 +239,7 @@ create_tx(struct db *db, void *arg)
 
 		if ((rc = db_exec(db, ins_txn, a, NARGS(a), NULL)) == DB_OK &&
 		    (rc = db_exec(db, ins_quote, b, NARGS(b), NULL)) == DB_OK)
-			rc = db_txn_event(db, q->platform_id, txn_id);
+			rc = db_txn_changed(db, q->platform_id, txn_id, NULL, NULL);
 	}
 	db_rows_free(&r);
 	if (rc == DB_OK)
@@ -405,7 +405,7 @@ execute_tx(struct db *db, void *arg)
 		if ((rc = db_txn_set_status(db, q.platform_id, q.transaction_id, "COMPLETED",
 		    1)) != DB_OK ||
 		    (rc = db_exec(db, ins_in, in, NARGS(in), NULL)) != DB_OK ||
-		    (rc = db_txn_event(db, q.recv_platform_id, in_id)) != DB_OK)
+		    (rc = db_txn_changed(db, q.recv_platform_id, in_id, NULL, NULL)) != DB_OK)
 			goto out;
 	}
 	txn_free(&t);

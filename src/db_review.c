@@ -64,7 +64,7 @@ simulate_tx(struct db *db, void *arg)
 	}
 	db_rows_free(&r);
 	if (rc == DB_OK)
-		rc = db_txn_event(db, x->platform, id);
+		rc = db_txn_changed(db, x->platform, id, NULL, NULL);
 	if (rc == DB_OK)
 		rc = db_job_add(db, "review_expire", id, x->platform, n->window_ms);
 	if (rc == DB_OK)

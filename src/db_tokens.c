@@ -36,13 +36,18 @@ int
 db_token_auth_get(struct db *db, const char *id, struct token_auth *out)
 {
 	static const char sql[] =
-	    "SELECT platform_id, secret_hash, perm_view, perm_manage,"
-	    " revoked_at IS NOT NULL,"
-	    " IF(auth_failure_since > UTC_TIMESTAMP(3) - INTERVAL 60 SECOND, auth_failures, 0),"
-	    " IF(auth_failure_since > UTC_TIMESTAMP(3) - INTERVAL 60 SECOND,"
+	    "SELECT t.platform_id, t.secret_hash, t.perm_view, t.perm_manage,"
+	    " t.revoked_at IS NOT NULL,"
+	    " IF(t.auth_failure_since > UTC_TIMESTAMP(3) - INTERVAL 60 SECOND, t.auth_failures, 0),"
+	    " IF(t.auth_failure_since > UTC_TIMESTAMP(3) - INTERVAL 60 SECOND,"
 	    "    GREATEST(1, CEIL(TIMESTAMPDIFF(MICROSECOND, UTC_TIMESTAMP(3),"
-	    "      auth_failure_since + INTERVAL 60 SECOND) / 1000000)), 0)"
-	    " FROM tokens WHERE id = ?";
+	    "      t.auth_failure_since + INTERVAL 60 SECOND) / 1000000)), 0),"
+	    " c.version,"
+	    " EXISTS (SELECT 1 FROM quotes q WHERE q.platform_id = t.platform_id"
+	    "   AND q.status IN ('QUOTE_READY', 'BLOCKED') AND q.executed_at IS NULL"
+	    "   AND q.expires_at <= UTC_TIMESTAMP(3))"
+	    " FROM tokens t JOIN platform_configs c ON c.platform_id = t.platform_id"
+	    " WHERE t.id = ?";
 	struct db_val a[] = { DBS(id) };
 	struct db_rows r;
 	int rc;
@@ -57,6 +62,8 @@ db_token_auth_get(struct db *db, const char *id, struct token_auth *out)
 	out->revoked = db_cell_i64(&r, 0, 4) != 0;
 	out->failures = db_cell_i64(&r, 0, 5);
 	out->retry_after = db_cell_i64(&r, 0, 6);
+	out->config_version = db_cell_i64(&r, 0, 7);
+	out->quotes_due = db_cell_i64(&r, 0, 8) != 0;
 	db_rows_free(&r);
 	return DB_OK;
 }

@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "xborder/db.h"
 #include "xborder/db_customers.h"
@@ -21,7 +22,8 @@
 #define TXN_COLS "id, platform_id, kind, type, status, customer_id, platform_customer_id," \
 	" quote_id, internal_account_id, external_account_id, destination_type," \
 	" destination_ref, currency, amount, exchange_rate, fee_currency, fee_amount," \
-	" outcome, created_at, updated_at, settled_at, review_scenario, review_detail"
+	" outcome, created_at, updated_at, settled_at, review_scenario, review_detail," \
+	" transit_shard"
 
 #define SETTLE_DELAY_MS 300
 
@@ -65,6 +67,7 @@ txn_from_row(const struct db_rows *r, size_t i, struct txn *t)
 		ids_timestamp(db_cell(r, i, 20), t->settled_at);
 	copy(t->review_scenario, sizeof(t->review_scenario), db_cell(r, i, 21));
 	t->review_detail = dup_or_null(db_cell(r, i, 22));
+	t->transit_shard = (int)db_cell_i64(r, i, 23);
 }
 
 void
@@ -116,35 +119,225 @@ db_txn_lock(struct db *db, const char *platform, const char *id, struct txn *out
 	return txn_read(db, platform, id, out, 1);
 }
 
+/*
+ * GET /transactions.  The statement depends on which filters are set (one
+ * text per combination, made on first use and kept), so that MariaDB
+ * walks the index of the filter in the list's order; a test runs EXPLAIN
+ * on every combination (xborderctl explain-lists).  The page is found on
+ * the index alone and only its rows are read whole (a deferred join), so
+ * a deep cursor walks index entries, not rows (the page's few rows are put
+ * in order here, not by a sort in the server).  totalCount comes with the
+ * page in the same statement: from txn_counts when only type and status
+ * filter (no counting of rows), else by counting on the filter's index.
+ */
+enum {
+	TF_CUSTOMER = 1, TF_PCID = 2, TF_TYPE = 4, TF_STATUS = 8, TF_START = 16,
+	TF_END = 32, TF_COMBINATIONS = 64
+};
+
+static unsigned
+filter_mask(const struct txn_filter *f)
+{
+	return (f->customer_id ? TF_CUSTOMER : 0) | (f->platform_customer_id ? TF_PCID : 0) |
+	    (f->type ? TF_TYPE : 0) | (f->status ? TF_STATUS : 0) |
+	    (f->start ? TF_START : 0) | (f->end ? TF_END : 0);
+}
+
+/* Only type and status filter: the total is a sum of txn_counts rows. */
+static int
+counted(unsigned mask)
+{
+	return (mask & ~(unsigned)(TF_TYPE | TF_STATUS)) == 0;
+}
+
+static void
+where_of(unsigned mask, char *buf, size_t len)
+{
+	snprintf(buf, len, "platform_id = ?%s%s%s%s%s%s",
+	    mask & TF_CUSTOMER ? " AND customer_id = ?" : "",
+	    mask & TF_PCID ? " AND platform_customer_id = ?" : "",
+	    mask & TF_TYPE ? " AND type = ?" : "",
+	    mask & TF_STATUS ? " AND status = ?" : "",
+	    mask & TF_START ? " AND created_at >= ?" : "",
+	    mask & TF_END ? " AND created_at <= ?" : "");
+}
+
+/*
+ * The index a list with the filters of mask walks, named so the plan does
+ * not depend on the optimizer's estimates: each has platform_id, its own
+ * equality and then created_at (and the primary key id), the list's order.
+ */
+static const char *
+index_of(unsigned mask)
+{
+	if (mask & TF_CUSTOMER)
+		return "ix_transactions_customer";
+	if (mask & TF_PCID)
+		return "ix_transactions_pcid";
+	if (mask & TF_STATUS)
+		return "ix_transactions_status";
+	if (mask & TF_TYPE)
+		return "ix_transactions_type";
+	return "ix_transactions_list";
+}
+
+/* The statement counting the rows of mask (without "SELECT "). */
+static void
+count_of(unsigned mask, char *buf, size_t len)
+{
+	char where[256];
+
+	if (counted(mask)) {
+		snprintf(buf, len, "COALESCE(SUM(n), 0) FROM txn_counts WHERE platform_id = ?%s%s",
+		    mask & TF_TYPE ? " AND type = ?" : "", mask & TF_STATUS ? " AND status = ?" : "");
+		return;
+	}
+	where_of(mask, where, sizeof(where));
+	snprintf(buf, len, "COUNT(*) FROM transactions FORCE INDEX (%s) WHERE %s",
+	    index_of(mask), where);
+}
+
+const char *
+db_txn_list_sql(unsigned mask, int page)
+{
+	static char *pages[TF_COMBINATIONS], *counts[TF_COMBINATIONS];
+	char where[256], count[384], buf[2048];
+
+	if (mask >= TF_COMBINATIONS)
+		return NULL;
+	if (pages[mask] == NULL) {
+		where_of(mask, where, sizeof(where));
+		count_of(mask, count, sizeof(count));
+		/* The page's ids first, then their rows by primary key. */
+		snprintf(buf, sizeof(buf), "SELECT STRAIGHT_JOIN " TXN_COLS ", (SELECT %s)"
+		    " FROM (SELECT id FROM transactions FORCE INDEX (%s)"
+		    " WHERE %s ORDER BY created_at DESC, id DESC LIMIT ? OFFSET ?) page"
+		    " JOIN transactions USING (id)", count, index_of(mask), where);
+		pages[mask] = xstrdup(buf);
+		snprintf(buf, sizeof(buf), "SELECT %s", count);
+		counts[mask] = xstrdup(buf);
+	}
+	return page ? pages[mask] : counts[mask];
+}
+
+
+/* The values of mask's placeholders: the count's, or the filter's. */
+static size_t
+bind_filter(const char *platform, const struct txn_filter *f, unsigned mask, int count,
+    struct db_val *v)
+{
+	size_t n = 0;
+
+	v[n++] = DBS(platform);
+	if (count && counted(mask)) {
+		if (mask & TF_TYPE)
+			v[n++] = DBS(f->type);
+		if (mask & TF_STATUS)
+			v[n++] = DBS(f->status);
+		return n;
+	}
+	if (mask & TF_CUSTOMER)
+		v[n++] = DBS(f->customer_id);
+	if (mask & TF_PCID)
+		v[n++] = DBS(f->platform_customer_id);
+	if (mask & TF_TYPE)
+		v[n++] = DBS(f->type);
+	if (mask & TF_STATUS)
+		v[n++] = DBS(f->status);
+	if (mask & TF_START)
+		v[n++] = DBS(f->start);
+	if (mask & TF_END)
+		v[n++] = DBS(f->end);
+	return n;
+}
+
+unsigned
+db_txn_list_combinations(void)
+{
+	return TF_COMBINATIONS;
+}
+
+int
+db_txn_list_explain(struct db *db, const char *platform, unsigned mask, int page,
+    struct db_rows *out)
+{
+	/* Values of every filter; mask says which of them the statement has. */
+	static const struct txn_filter sample = { "00000000-0000-4000-8000-000000000000",
+	    "sample", "OUTGOING", "COMPLETED", "2026-01-01 00:00:00.000",
+	    "2026-12-31 23:59:59.999" };
+	const char *sql = db_txn_list_sql(mask, page);
+	struct db_val v[20];
+	char *text;
+	size_t k;
+	int rc;
+
+	memset(out, 0, sizeof(*out));
+	if (sql == NULL)
+		return DB_ERR;
+	k = bind_filter(platform, &sample, mask, 1, v);
+	if (page) {
+		k += bind_filter(platform, &sample, mask, 0, v + k);
+		v[k++] = DBI(20);
+		v[k++] = DBI(0);
+	}
+	text = xmalloc(strlen(sql) + sizeof("EXPLAIN "));
+	strcpy(text, "EXPLAIN ");
+	strcat(text, sql);
+	rc = db_query_once(db, text, v, k, out);
+	free(text);
+	return rc;
+}
+
+/* Newest first: createdAt descending, then id descending (decisions.md). */
+static int
+newest_first(const void *a, const void *b)
+{
+	const struct txn *x = a, *y = b;
+	int c = strcmp(y->created_at, x->created_at);
+
+	return c != 0 ? c : strcmp(y->id, x->id);
+}
+
 int
 db_txn_list(struct db *db, const char *platform, const struct txn_filter *f,
     int64_t limit, int64_t offset, struct txn **out, size_t *n, int64_t *total)
 {
-#define FILTER " FROM transactions WHERE platform_id = ?" \
-	" AND (? IS NULL OR customer_id = ?) AND (? IS NULL OR platform_customer_id = ?)" \
-	" AND (? IS NULL OR type = ?) AND (? IS NULL OR status = ?)" \
-	" AND (? IS NULL OR created_at >= ?) AND (? IS NULL OR created_at <= ?)"
-	static const char count[] = "SELECT COUNT(*)" FILTER;
-	static const char sql[] = "SELECT " TXN_COLS FILTER
-	    " ORDER BY created_at DESC, id DESC LIMIT ? OFFSET ?";
-#undef FILTER
-	struct db_val a[] = { DBS(platform), DBSN(f->customer_id), DBSN(f->customer_id),
-	    DBSN(f->platform_customer_id), DBSN(f->platform_customer_id),
-	    DBSN(f->type), DBSN(f->type), DBSN(f->status), DBSN(f->status),
-	    DBSN(f->start), DBSN(f->start), DBSN(f->end), DBSN(f->end),
-	    DBI(limit), DBI(offset) };
+	unsigned mask = filter_mask(f);
+	struct db_val v[20];
 	struct db_rows r;
+	size_t k;
 	int rc;
 
 	*out = NULL;
 	*n = 0;
-	if ((rc = db_page(db, count, sql, a, NARGS(a), &r, total)) != DB_OK)
+	k = bind_filter(platform, f, mask, 1, v);
+	k += bind_filter(platform, f, mask, 0, v + k);
+	v[k++] = DBI(limit);
+	v[k++] = DBI(offset);
+	if ((rc = db_query(db, db_txn_list_sql(mask, 1), v, k, &r)) != DB_OK)
 		return rc;
-	*out = xcalloc(r.nrows, sizeof(**out));
+	if (r.nrows > 0)
+		*total = db_cell_i64(&r, 0, 24);
+	else if (offset == 0)
+		*total = 0;
+	else {
+		/* Past the end: no row carries the total. */
+		struct db_rows c;
+
+		db_rows_free(&r);
+		k = bind_filter(platform, f, mask, 1, v);
+		if ((rc = db_query(db, db_txn_list_sql(mask, 0), v, k, &c)) != DB_OK)
+			return rc;
+		*total = db_cell_i64(&c, 0, 0);
+		db_rows_free(&c);
+		return DB_OK;
+	}
+	*out = xcalloc(r.nrows ? r.nrows : 1, sizeof(**out));
 	for (size_t i = 0; i < r.nrows; i++)
 		txn_from_row(&r, i, &(*out)[i]);
 	*n = r.nrows;
 	db_rows_free(&r);
+	qsort(*out, *n, sizeof(**out), newest_first);
 	return DB_OK;
 }
 
@@ -167,22 +360,102 @@ db_txn_open_count(struct db *db, const char *customer_id, int64_t *count)
 	return DB_OK;
 }
 
+/*
+ * One of 16 txn_counts rows per (platform, status, type): each worker
+ * starts at its own and moves on with every change, so concurrent changes
+ * seldom wait on one another's counter row.
+ */
+#define COUNT_SHARDS 16
+
+static int
+count_shard(void)
+{
+	static unsigned next;
+
+	if (next == 0)
+		next = (unsigned)getpid();
+	return (int)(next++ % COUNT_SHARDS);
+}
+
+/*
+ * Counts t in txn_counts: +1 under its status and, when old_status is
+ * set, -1 under that one (the rows in a fixed order, so two changes
+ * cannot wait on each other's rows).
+ */
+static int
+count_change(struct db *db, const struct txn *t, const char *old_status)
+{
+	static const char one[] =
+	    "INSERT INTO txn_counts (platform_id, status, type, shard, n)"
+	    " VALUES (?, ?, ?, ?, 1) ON DUPLICATE KEY UPDATE n = n + 1";
+	static const char two[] =
+	    "INSERT INTO txn_counts (platform_id, status, type, shard, n)"
+	    " VALUES (?, ?, ?, ?, ?), (?, ?, ?, ?, ?)"
+	    " ON DUPLICATE KEY UPDATE n = n + VALUES(n)";
+	int shard = count_shard();
+
+	if (old_status == NULL) {
+		struct db_val a[] = { DBS(t->platform_id), DBS(t->status), DBS(t->type),
+		    DBI(shard) };
+
+		return db_exec(db, one, a, NARGS(a), NULL);
+	}
+	{
+		int up = strcmp(old_status, t->status) > 0;
+		struct db_val a[] = {
+		    DBS(t->platform_id), DBS(up ? t->status : old_status), DBS(t->type),
+		    DBI(shard), DBI(up ? 1 : -1),
+		    DBS(t->platform_id), DBS(up ? old_status : t->status), DBS(t->type),
+		    DBI(shard), DBI(up ? -1 : 1) };
+
+		return db_exec(db, two, a, NARGS(a), NULL);
+	}
+}
+
+int
+db_txn_changed(struct db *db, const char *platform, const char *id, const char *old_status,
+    struct txn *out)
+{
+	struct txn t;
+	int rc;
+
+	if ((rc = db_txn_get(db, platform, id, &t)) != DB_OK)
+		return rc == DB_NOT_FOUND ? DB_ERR : rc;
+	if ((rc = count_change(db, &t, old_status)) == DB_OK)
+		rc = db_txn_event(db, &t);
+	if (rc == DB_OK && out != NULL)
+		*out = t;
+	else
+		txn_free(&t);
+	return rc;
+}
+
 int
 db_txn_set_status(struct db *db, const char *platform, const char *id, const char *status,
     int settled)
 {
+	static const char cur[] =
+	    "SELECT status FROM transactions WHERE platform_id = ? AND id = ? FOR UPDATE";
 	static const char sql[] =
 	    "UPDATE transactions SET status = ?, updated_at = UTC_TIMESTAMP(3),"
 	    " settled_at = IF(? AND settled_at IS NULL, UTC_TIMESTAMP(3), settled_at)"
-	    " WHERE platform_id = ? AND id = ? AND status <> ?";
-	struct db_val a[] = { DBS(status), DBI(settled), DBS(platform), DBS(id), DBS(status) };
-	uint64_t n = 0;
+	    " WHERE platform_id = ? AND id = ?";
+	struct db_val k[] = { DBS(platform), DBS(id) };
+	struct db_val a[] = { DBS(status), DBI(settled), DBS(platform), DBS(id) };
+	char old[16];
+	struct db_rows r;
 	int rc;
 
-	if ((rc = db_exec(db, sql, a, NARGS(a), &n)) != DB_OK)
+	if ((rc = db_query_one(db, cur, k, NARGS(k), &r)) != DB_OK)
+		return rc == DB_NOT_FOUND ? DB_OK : rc;
+	copy(old, sizeof(old), db_cell(&r, 0, 0));
+	db_rows_free(&r);
+	if (strcmp(old, status) == 0)
+		return DB_OK;
+	if ((rc = db_exec(db, sql, a, NARGS(a), NULL)) != DB_OK)
 		return rc;
-	/* Every status change has its event, in this same transaction. */
-	return n > 0 ? db_txn_event(db, platform, id) : DB_OK;
+	/* Every status change is counted and has its event, in this transaction. */
+	return db_txn_changed(db, platform, id, old, NULL);
 }
 
 int
@@ -204,6 +477,8 @@ struct transfer_args {
 	int			 out;
 	char			 id[37];
 	struct ledger_short	*shortfall;
+	int			 shard;		/* the in-transit account shard */
+	struct txn		 txn;		/* the transaction as recorded */
 };
 
 static int
@@ -212,15 +487,16 @@ transfer_tx(struct db *db, void *arg)
 	static const char ins[] =
 	    "INSERT INTO transactions (id, platform_id, kind, type, status, customer_id,"
 	    " platform_customer_id, internal_account_id, external_account_id,"
-	    " destination_type, destination_ref, currency, amount, outcome, created_at,"
-	    " updated_at) VALUES (?, ?, ?, ?, 'PENDING', ?, ?, ?, ?, ?, ?, ?, ?, ?,"
-	    " UTC_TIMESTAMP(3), UTC_TIMESTAMP(3))";
+	    " destination_type, destination_ref, currency, amount, outcome, transit_shard,"
+	    " created_at, updated_at) VALUES (?, ?, ?, ?, 'PENDING', ?, ?, ?, ?, ?, ?, ?, ?,"
+	    " ?, ?, UTC_TIMESTAMP(3), UTC_TIMESTAMP(3))";
 	struct transfer_args *x = arg;
 	const struct transfer *t = x->t;
 	struct posting_set s = { .n = 0 };
 	char *pcid = NULL, transit[UUID_LEN + 1], sandbox[UUID_LEN + 1];
 	int rc;
 
+	txn_free(&x->txn);	/* read by an attempt that was rolled back */
 	if ((rc = db_customer_lock(db, x->platform, t->customer_id, &pcid)) != DB_OK)
 		return rc == DB_NOT_FOUND ? DB_GONE : rc;
 	/*
@@ -231,7 +507,7 @@ transfer_tx(struct db *db, void *arg)
 	 * settlement only moves money out of in-transit, which can never
 	 * pass a limit.
 	 */
-	if ((rc = db_account_system(db, x->platform, ACCT_IN_TRANSIT, t->currency,
+	if ((rc = db_account_transit(db, x->platform, t->currency, x->shard,
 	    transit)) != DB_OK)
 		goto out;
 	if (!x->out && (rc = db_account_system(db, x->platform, ACCT_SANDBOX, t->currency,
@@ -252,10 +528,10 @@ transfer_tx(struct db *db, void *arg)
 		    DBS(t->internal_account_id), DBS(t->external_account_id),
 		    DBS(x->out ? "EXTERNAL_ACCOUNT" : "PPV_ADDRESS"),
 		    DBS(x->out ? t->external_account_id : t->ppv_address),
-		    DBS(t->currency), DBI(t->amount), DBS(t->outcome) };
+		    DBS(t->currency), DBI(t->amount), DBS(t->outcome), DBI(x->shard) };
 
 		if ((rc = db_exec(db, ins, a, NARGS(a), NULL)) != DB_OK ||
-		    (rc = db_txn_event(db, x->platform, x->id)) != DB_OK)
+		    (rc = db_txn_changed(db, x->platform, x->id, NULL, &x->txn)) != DB_OK)
 			goto out;
 	}
 	rc = db_job_add(db, "settle", x->id, x->platform, SETTLE_DELAY_MS);
@@ -268,14 +544,24 @@ static int
 transfer(struct db *db, const char *platform, const struct transfer *t, int out_dir,
     struct txn *out, struct ledger_short *shortfall)
 {
-	struct transfer_args x = { platform, t, out_dir, "", shortfall };
+	struct transfer_args x;
 	int rc;
 
+	memset(&x, 0, sizeof(x));
+	x.platform = platform;
+	x.t = t;
+	x.out = out_dir;
+	x.shortfall = shortfall;
 	ids_uuid4(x.id);
-	if ((rc = db_transact(db, transfer_tx, &x)) != DB_OK)
-		return rc;
-	rc = db_txn_get(db, platform, x.id, out);
-	return rc == DB_OK ? DB_OK : DB_ERR;
+	/* Spread over the shards by the transaction's random id. */
+	x.shard = (int)(strtoul(x.id + 24, NULL, 16) % LEDGER_TRANSIT_SHARDS);
+	rc = db_transact(db, transfer_tx, &x);
+	/* What the transaction read back of its row is what it committed. */
+	if (rc == DB_OK)
+		*out = x.txn;
+	else
+		txn_free(&x.txn);
+	return rc;
 }
 
 int

@@ -71,36 +71,34 @@ endpoint(struct db *db, const char *platform, char **url)
 }
 
 int
-db_txn_event(struct db *db, const char *platform, const char *txn_id)
+db_txn_event(struct db *db, const struct txn *t)
 {
+	/*
+	 * The endpoint is read by the INSERT itself (a consistent read, no
+	 * lock): with none it is logged as FAILED, never attempted.
+	 */
 	static const char ins[] =
 	    "INSERT INTO webhook_events (id, platform_id, transaction_id, type, payload,"
-	    " status, next_attempt_at, created_at) VALUES (?, ?, ?, ?, ?,"
-	    " IF(?, 'PENDING', 'FAILED'), IF(?, UTC_TIMESTAMP(3), NULL), UTC_TIMESTAMP(3))";
-	struct txn t;
-	char id[UUID_LEN + 1], type[41], *url = NULL, *payload;
+	    " status, next_attempt_at, created_at)"
+	    " SELECT ?, ?, ?, ?, ?,"
+	    " IF(COALESCE(webhook_endpoint, '') <> '', 'PENDING', 'FAILED'),"
+	    " IF(COALESCE(webhook_endpoint, '') <> '', UTC_TIMESTAMP(3), NULL),"
+	    " UTC_TIMESTAMP(3) FROM platform_configs WHERE platform_id = ?";
+	char id[UUID_LEN + 1], type[41], *payload;
+	uint64_t n = 0;
 	int rc;
 
-	if ((rc = db_txn_get(db, platform, txn_id, &t)) != DB_OK)
-		return rc == DB_NOT_FOUND ? DB_ERR : rc;
-	if ((rc = endpoint(db, platform, &url)) != DB_OK) {
-		txn_free(&t);
-		return rc;
-	}
 	ids_uuid4(id);
-	event_type(&t, type);
-	payload = event_txn_body(&t, id);
+	event_type(t, type);
+	payload = event_txn_body(t, id);
 	{
-		/* With no endpoint it is logged as FAILED, never attempted. */
-		struct db_val a[] = { DBS(id), DBS(platform), DBS(txn_id), DBS(type),
-		    DBS(payload), DBI(url != NULL), DBI(url != NULL) };
+		struct db_val a[] = { DBS(id), DBS(t->platform_id), DBS(t->id), DBS(type),
+		    DBS(payload), DBS(t->platform_id) };
 
-		rc = db_exec(db, ins, a, NARGS(a), NULL);
+		rc = db_exec(db, ins, a, NARGS(a), &n);
 	}
 	free(payload);
-	free(url);
-	txn_free(&t);
-	return rc;
+	return rc == DB_OK && n != 1 ? DB_ERR : rc;
 }
 
 int

@@ -95,12 +95,15 @@ config_json(const struct platform_config *c)
 	return o;
 }
 
-/* Reads the caller's configuration and answers with it. */
+/*
+ * Answers with the caller's configuration: as of version (the one read
+ * with the token, maybe from the worker's cache), or read afresh (0).
+ */
 static int
-reply_config(struct req *req, struct db *db)
+reply_config(struct req *req, struct db *db, int64_t version)
 {
 	struct platform_config c;
-	int rc = db_config_get(db, req->platform_id, &c);
+	int rc = db_config_get(db, req->platform_id, version, &c);
 
 	if (rc != DB_OK)
 		return req_db_fail(req, rc == DB_NOT_FOUND ? DB_ERR : rc);
@@ -114,7 +117,7 @@ h_config_get(struct req *req)
 {
 	struct db *db = req_db_or_reply(req);
 
-	return db == NULL ? -1 : reply_config(req, db);
+	return db == NULL ? -1 : reply_config(req, db, req->config_version);
 }
 
 /*
@@ -243,5 +246,6 @@ h_config_patch(struct req *req)
 	currency_cfg_free(cur, ncur);
 	if (rc != DB_OK)
 		return req_db_fail(req, rc == DB_NOT_FOUND ? DB_ERR : rc);
-	return reply_config(req, db);
+	/* The change made a new version: not the one read with the token. */
+	return reply_config(req, db, 0);
 }

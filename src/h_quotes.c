@@ -334,7 +334,7 @@ static int
 config_or_reply(struct req *req, struct db *db, const char *platform,
     struct platform_config *cfg, int *have)
 {
-	int rc = db_config_get(db, platform, cfg);
+	int rc = db_config_get(db, platform, req_config_version(req, platform), cfg);
 
 	*have = rc == DB_OK;
 	return rc == DB_OK ? 0 : req_db_fail(req, rc == DB_NOT_FOUND ? DB_ERR : rc);

@@ -104,7 +104,7 @@ h_receiver_ppv(struct req *req)
 		    NULL);
 	if (rc != DB_OK)
 		return req_db_fail(req, rc);
-	rc = db_config_get(db, c.platform_id, &cfg);
+	rc = db_config_get(db, c.platform_id, req_config_version(req, c.platform_id), &cfg);
 	if (rc != DB_OK) {
 		customer_free(&c);
 		return req_db_fail(req, rc == DB_NOT_FOUND ? DB_ERR : rc);

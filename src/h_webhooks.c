@@ -113,7 +113,7 @@ h_webhooks_test(struct req *req)
 
 	if ((db = req_db_or_reply(req)) == NULL)
 		return -1;
-	if ((rc = db_config_get(db, req->platform_id, &cfg)) != DB_OK)
+	if ((rc = db_config_get(db, req->platform_id, req->config_version, &cfg)) != DB_OK)
 		return req_db_fail(req, rc);
 	if (cfg.webhook == NULL) {
 		platform_config_free(&cfg);

@@ -72,6 +72,12 @@ req_db_or_reply(struct req *req)
 	return db;
 }
 
+int64_t
+req_config_version(const struct req *req, const char *platform)
+{
+	return strcmp(platform, req->platform_id) == 0 ? req->config_version : 0;
+}
+
 int
 req_db_fail(struct req *req, int rc)
 {

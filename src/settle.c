@@ -45,7 +45,10 @@
 #include "xborder/settle.h"
 #include "xborder/util.h"
 
-/* The id of the account of kind: the transaction's own for ACCT_CUSTOMER. */
+/*
+ * The id of the account of kind: the transaction's own for ACCT_CUSTOMER,
+ * its in-transit shard for ACCT_IN_TRANSIT.
+ */
 static int
 account_of(struct db *db, const struct txn *t, const char *kind, char id[UUID_LEN + 1])
 {
@@ -53,6 +56,8 @@ account_of(struct db *db, const struct txn *t, const char *kind, char id[UUID_LE
 		memcpy(id, t->internal_account_id, UUID_LEN + 1);
 		return DB_OK;
 	}
+	if (strcmp(kind, ACCT_IN_TRANSIT) == 0)
+		return db_account_transit(db, t->platform_id, t->currency, t->transit_shard, id);
 	return db_account_system(db, t->platform_id, kind, t->currency, id);
 }
 

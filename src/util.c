@@ -152,3 +152,13 @@ parse_i64_digits(const char *s, int64_t *out)
 	*out = v;
 	return 0;
 }
+
+size_t
+str_hash(const char *s)
+{
+	size_t h = 5381;
+
+	for (; *s; s++)
+		h = h * 33 + (unsigned char)*s;
+	return h;
+}

@@ -33,6 +33,7 @@ struct conf {
 	int64_t		 webhook_retry_window;	/* seconds of retrying before FAILED */
 	char		*schema_dir;
 	char		*openapi_file;	/* served as GET /openapi.json */
+	char		*stats_file;	/* the workers' counters (stats.h); "": none */
 	unsigned char	 fingerprint_key[32];	/* keyed hash of account numbers */
 	int		 has_fingerprint_key;
 };

@@ -78,6 +78,10 @@ int db_exec_once(struct db *db, const char *sql);
 int db_query(struct db *db, const char *sql, const struct db_val *args,
     size_t nargs, struct db_rows *out);
 
+/* db_query() for a text made at run time: the statement is not kept. */
+int db_query_once(struct db *db, const char *sql, const struct db_val *args,
+    size_t nargs, struct db_rows *out);
+
 /*
  * A query that names one row: like db_query, but DB_NOT_FOUND (with
  * nothing to free) when no row matched.
@@ -122,15 +126,28 @@ int db_transact(struct db *db, int (*fn)(struct db *, void *), void *arg);
  * together with its Idempotency-Key record.  db_outer_begin() opens it
  * (attempt > 0 backs off first, as db_transact's retries do); while it is
  * open, db_transact() runs its function under a savepoint instead of
- * committing.  A deadlock or lock wait timeout anywhere inside marks it
- * for a retry (db_outer_retry() is 1): the owner rolls back and runs the
- * whole request again.  db_outer_commit() returns DB_OK or the failure;
+ * committing (from the second run of the request on: a function that
+ * refuses in the first run, which takes no savepoint, marks the request
+ * for a retry with them).  A deadlock or lock wait timeout anywhere inside
+ * marks it for a retry too (db_outer_retry() is 1): the owner rolls back
+ * and runs the whole request again.  db_outer_commit() returns DB_OK or the failure;
  * after DB_UNAVAILABLE the outcome of the commit is unknown.
  */
 int db_outer_begin(struct db *db, int attempt);
 int db_outer_commit(struct db *db);
 void db_outer_rollback(struct db *db);
 int db_outer_retry(const struct db *db);
+
+/* 1 between db_begin() and the commit or rollback that ends it. */
+int db_in_transaction(const struct db *db);
+
+/*
+ * hook is told how every transaction ends: committed (1), or rolled back
+ * (0; also a rollback to a savepoint, the start of a transaction and a
+ * connection dropped inside one).  For a cache of rows that may only be
+ * trusted once committed (db_ledger.c's system accounts).  One hook.
+ */
+void db_set_tx_hook(void (*hook)(int committed));
 
 /* Attempts a request-wide transaction gets before it is answered 500. */
 #define DB_OUTER_ATTEMPTS 8

@@ -48,6 +48,14 @@ int db_account_system(struct db *db, const char *platform, const char *kind,
     const char *currency, char id[37]);
 
 /*
+ * The id of in-transit account shard (0 .. LEDGER_TRANSIT_SHARDS - 1) of
+ * platform in currency, created when first needed; shard 0 is the one
+ * db_account_system() gives for ACCT_IN_TRANSIT.  See ledger.h.
+ */
+int db_account_transit(struct db *db, const char *platform, const char *currency, int shard,
+    char id[37]);
+
+/*
  * Verifies the whole ledger: every currency's entries sum to zero, every
  * account's balance equals the sum of its entries, no non-SANDBOX balance
  * is negative, no balance is past the balance limit and no entry is in

@@ -61,8 +61,14 @@ int db_platform_create(struct db *db, const char *name, const char *ppv_domain,
 /* All platforms: id, name, ppv_domain, uma_domain, created_at. */
 int db_platform_list(struct db *db, struct db_rows *out);
 
-/* Reads the configuration of platform (caller frees with platform_config_free). */
-int db_config_get(struct db *db, const char *platform, struct platform_config *out);
+/*
+ * Reads the configuration of platform (caller frees with
+ * platform_config_free).  version is the configuration's version as the
+ * caller read it in this request (the token lookup reads it), or 0: a
+ * known version may be served from the worker's cache without a query.
+ */
+int db_config_get(struct db *db, const char *platform, int64_t version,
+    struct platform_config *out);
 
 /* Applies a patch in one transaction. */
 int db_config_update(struct db *db, const char *platform, const struct config_patch *p);

@@ -11,6 +11,7 @@
 #include "xborder/db_ledger.h"
 
 struct db;
+struct db_rows;
 
 struct txn {
 	char	 id[37];
@@ -35,6 +36,7 @@ struct txn {
 	char	 settled_at[25];	/* "" while not settled */
 	char	 review_scenario[33];	/* review lane: the scenario, else "" */
 	char	*review_detail;		/* its details as JSON text, or NULL; owned */
+	int	 transit_shard;		/* which in-transit account holds its money */
 };
 
 /* A same-currency transfer between a customer's two accounts. */
@@ -80,6 +82,32 @@ int db_txn_list(struct db *db, const char *platform, const struct txn_filter *f,
     int64_t limit, int64_t offset, struct txn **out, size_t *n, int64_t *total);
 
 /*
+ * The text of db_txn_list()'s statement for the filter combination mask
+ * (0 .. db_txn_list_combinations() - 1): its page (page 1) or its count
+ * (page 0); NULL past the last.  For xborderctl explain-lists.
+ */
+const char *db_txn_list_sql(unsigned mask, int page);
+unsigned db_txn_list_combinations(void);
+
+/*
+ * EXPLAIN of that statement for platform, with sample values of the
+ * filters: out has EXPLAIN's rows (id, select_type, table, type,
+ * possible_keys, key, key_len, ref, rows, Extra).
+ */
+int db_txn_list_explain(struct db *db, const char *platform, unsigned mask, int page,
+    struct db_rows *out);
+
+/*
+ * After transaction id of platform was inserted (old_status NULL) or its
+ * status changed from old_status: counts it in txn_counts and queues its
+ * event (db_txn_event), inside the caller's database transaction.  Every
+ * insert of a transaction calls it, and db_txn_set_status() does.  out,
+ * when not NULL, receives the transaction as read (caller frees).
+ */
+int db_txn_changed(struct db *db, const char *platform, const char *id,
+    const char *old_status, struct txn *out);
+
+/*
  * Counts the customer's transactions that are not finished: not in a
  * terminal state, or a completed payout that the bank is going to return.
  */
@@ -117,8 +145,9 @@ int db_txn_lock(struct db *db, const char *platform, const char *id, struct txn 
 
 /*
  * Sets a transaction's status (settled stamps settled_at when not yet set)
- * and queues its webhook event in the same database transaction; nothing
- * when it already has that status.  Every status change goes through here.
+ * and, in the same database transaction, counts it and queues its webhook
+ * event (db_txn_changed); nothing when it already has that status.  Every
+ * status change goes through here.
  */
 int db_txn_set_status(struct db *db, const char *platform, const char *id,
     const char *status, int settled);

@@ -10,15 +10,16 @@
 #include <stdint.h>
 
 struct db;
+struct txn;
 
 /*
- * The one place a transaction's event is made: reads transaction id of
- * platform as it is now (inside the caller's database transaction, right
- * after the change) and queues its event for platform, PENDING, or FAILED
- * when the platform has no webhook endpoint.  Every creation and status
- * change of a transaction calls it (db_txn_set_status does).
+ * The one place a transaction's event is made: queues the event of t (as
+ * read inside the caller's database transaction, right after the change)
+ * for t's platform, PENDING, or FAILED when the platform has no webhook
+ * endpoint.  Called by db_txn_changed() only, for every creation and
+ * status change of a transaction.
  */
-int db_txn_event(struct db *db, const char *platform, const char *txn_id);
+int db_txn_event(struct db *db, const struct txn *t);
 
 /* One row of the delivery log. */
 struct wh_event {

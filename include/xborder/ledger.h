@@ -13,6 +13,19 @@
 #define LEDGER_MAX_POSTINGS 8
 
 /*
+ * A platform holds money in flight in LEDGER_TRANSIT_SHARDS in-transit
+ * accounts per currency instead of one, so that concurrent transfers do
+ * not all wait on one account row's lock.  A transfer picks a shard when
+ * it is made and records it (transactions.transit_shard); every later
+ * posting of that transaction (settlement, failure, refund) uses the same
+ * shard.  Each shard is an ordinary account: its balance is the sum of
+ * its entries, never negative, and is exactly the money of the
+ * transactions that are in flight on it, so the platform's money in
+ * flight is the sum over its shards.
+ */
+#define LEDGER_TRANSIT_SHARDS 16
+
+/*
  * The service-wide balance limit: no balance may leave
  * -LEDGER_BALANCE_MAX..LEDGER_BALANCE_MAX, the platform's SANDBOX account
  * (the only one that goes negative) included.  10^18 - 1 is the largest

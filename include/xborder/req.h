@@ -50,6 +50,8 @@ struct req {
 	char			 token_id[37];
 	int			 can_view;
 	int			 can_manage;
+	int64_t			 config_version;	/* read with the token */
+	int			 quotes_due;	/* ditto: quotes wait to be expired */
 
 	/* Body. */
 	char			*body;
@@ -87,6 +89,12 @@ const char *req_param(const struct req *req, size_t i);
  * cannot be reached it answers 503 itself and returns NULL.
  */
 struct db *req_db_or_reply(struct req *req);
+
+/*
+ * The version of platform's configuration that this request read with its
+ * token, for db_config_get(): 0 unless platform is the caller's own.
+ */
+int64_t req_config_version(const struct req *req, const char *platform);
 
 /*
  * Answers a failed store call: 503 SERVICE_UNAVAILABLE for DB_UNAVAILABLE,

@@ -31,6 +31,9 @@ void log_msg(enum log_level lvl, const char *reqid, const char *fmt, ...)
 /* Milliseconds from a monotonic clock. */
 int64_t now_ms(void);
 
+/* A small non-cryptographic hash of a string (djb2), for a cache's slots. */
+size_t str_hash(const char *s);
+
 /* Constant-time comparison of two buffers of length n; 1 when equal. */
 int ct_equal(const void *a, const void *b, size_t n);
 

@@ -26,8 +26,10 @@
 #include "xborder/db_platforms.h"
 #include "xborder/ids.h"
 #include "xborder/db_review.h"
+#include "xborder/db_transactions.h"
 #include "xborder/db_wh_keys.h"
 #include "xborder/money.h"
+#include "xborder/stats.h"
 #include "xborder/util.h"
 #include "xborder/valid.h"
 #include "xborder/wh_sign.h"
@@ -47,7 +49,9 @@ usage(void)
 	    "  review-audit TRANSACTION_ID\n"
 	    "  webhook-keygen\n"
 	    "  webhook-key-list\n"
-	    "  webhook-key-drop KEYID\n");
+	    "  webhook-key-drop KEYID\n"
+	    "  stats\n"
+	    "  explain-lists PLATFORM_ID\n");
 	exit(2);
 }
 
@@ -386,21 +390,86 @@ cmd_webhook_key_drop(struct db *db, const struct conf *conf, int argc, char **ar
 	return 0;
 }
 
-/* The commands, each with the function that runs it. */
+/*
+ * stats: the sums of the xborder-fcgi workers' counters (stats_file), one
+ * "name value" line each.  Needs no database.
+ */
+static int
+cmd_stats(struct db *db, const struct conf *conf, int argc, char **argv)
+{
+	uint64_t sums[STAT__COUNT];
+
+	(void)db;
+	(void)argv;
+	if (argc != 1)
+		usage();
+	if (conf->stats_file[0] == '\0')
+		die("stats: no stats_file in the configuration");
+	if (stats_read(conf->stats_file, sums) < 0)
+		die("stats: %s: %s", conf->stats_file, strerror(errno));
+	for (int i = 0; i < STAT__COUNT; i++)
+		printf("%s %llu\n", stats_name((enum stat_id)i), (unsigned long long)sums[i]);
+	return 0;
+}
+
+/*
+ * explain-lists PLATFORM_ID: EXPLAIN of every statement GET /transactions
+ * can run (each combination of filters, its page and its count), one line
+ * per table of each plan.  Exits 1 when a plan sorts rows (filesort) or
+ * reads a whole table (type ALL on anything but a derived table of the
+ * page's ids): a list must walk an index in its order, however many
+ * transactions the platform has.
+ */
+static int
+cmd_explain_lists(struct db *db, const struct conf *conf, int argc, char **argv)
+{
+	int bad = 0;
+
+	(void)conf;
+	if (argc != 2 || !ids_is_uuid(argv[1]))
+		usage();
+	for (unsigned mask = 0; mask < db_txn_list_combinations(); mask++)
+		for (int page = 1; page >= 0; page--) {
+			struct db_rows r;
+
+			if (db_txn_list_explain(db, argv[1], mask, page, &r) != DB_OK)
+				die("explain-lists: %s", db_error(db));
+			for (size_t i = 0; i < r.nrows; i++) {
+				const char *table = db_cell(&r, i, 2), *type = db_cell(&r, i, 3);
+				const char *key = db_cell(&r, i, 5), *extra = db_cell(&r, i, 9);
+				int sorts = extra != NULL && strstr(extra, "filesort") != NULL;
+				int scans = type != NULL && strcmp(type, "ALL") == 0 &&
+				    (table == NULL || strncmp(table, "<derived", 8) != 0);
+
+				printf("%s\tfilters=%02x\t%s\t%s\t%s\t%s\t%s\n",
+				    sorts || scans ? "BAD" : "ok", mask, page ? "page" : "count",
+				    table ? table : "-", type ? type : "-", key ? key : "-",
+				    extra ? extra : "-");
+				bad |= sorts || scans;
+			}
+			db_rows_free(&r);
+		}
+	return bad;
+}
+
+/* The commands: the function that runs each, and whether it needs the database. */
 static const struct command {
 	const char	*name;
 	int		(*run)(struct db *, const struct conf *, int, char **);
+	int		 needs_db;
 } commands[] = {
-	{ "migrate", cmd_migrate },
-	{ "platform-create", cmd_platform_create },
-	{ "platform-list", cmd_platform_list },
-	{ "fx-set", cmd_fx_set },
-	{ "fx-list", cmd_fx_list },
-	{ "ledger-check", cmd_ledger_check },
-	{ "review-audit", cmd_review_audit },
-	{ "webhook-keygen", cmd_webhook_keygen },
-	{ "webhook-key-list", cmd_webhook_key_list },
-	{ "webhook-key-drop", cmd_webhook_key_drop },
+	{ "migrate", cmd_migrate, 1 },
+	{ "platform-create", cmd_platform_create, 1 },
+	{ "platform-list", cmd_platform_list, 1 },
+	{ "fx-set", cmd_fx_set, 1 },
+	{ "fx-list", cmd_fx_list, 1 },
+	{ "ledger-check", cmd_ledger_check, 1 },
+	{ "review-audit", cmd_review_audit, 1 },
+	{ "webhook-keygen", cmd_webhook_keygen, 1 },
+	{ "webhook-key-list", cmd_webhook_key_list, 1 },
+	{ "webhook-key-drop", cmd_webhook_key_drop, 1 },
+	{ "stats", cmd_stats, 0 },
+	{ "explain-lists", cmd_explain_lists, 1 },
 };
 
 int
@@ -428,7 +497,8 @@ main(int argc, char *argv[])
 	if (conf_load(&conf, path, err, sizeof(err)) < 0)
 		die("%s", err);
 	log_set_level(LOG_LVL_WARN);
-	if ((db = db_open(&conf, err, sizeof(err))) == NULL)
+	db = NULL;
+	if (c->needs_db && (db = db_open(&conf, err, sizeof(err))) == NULL)
 		die("cannot connect to the database: %s", err);
 	rc = c->run(db, &conf, argc, argv);
 	db_close(db);

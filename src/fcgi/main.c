@@ -37,6 +37,7 @@
 #include "xborder/conf.h"
 #include "xborder/db.h"
 #include "xborder/req.h"
+#include "xborder/stats.h"
 #include "xborder/util.h"
 
 #define MAX_WORKERS 256
@@ -81,7 +82,7 @@ worker_on_term(int sig)
 }
 
 static void __attribute__((noreturn))
-worker_main(const struct conf *conf)
+worker_main(const struct conf *conf, size_t slot)
 {
 	struct sigaction sa;
 	FCGX_Request fr;
@@ -104,6 +105,7 @@ worker_main(const struct conf *conf)
 	sigprocmask(SIG_SETMASK, &none, NULL);
 	if (getppid() == 1)
 		_exit(0);
+	stats_use_slot(slot);
 
 	FCGX_InitRequest(&fr, listen_fd, FCGI_FAIL_ACCEPT_ON_INTR);
 	while (!got_stop && (conf->max_requests == 0 || served < conf->max_requests)) {
@@ -115,6 +117,7 @@ worker_main(const struct conf *conf)
 		req_dispatch(&req);
 		req_free(&req);
 		FCGX_Finish_r(&fr);
+		stats_add(STAT_REQUESTS, 1);
 		served++;
 	}
 	FCGX_Free(&fr, 1);
@@ -155,7 +158,7 @@ spawn(const struct conf *conf)
 		return -1;
 	}
 	if (pid == 0)
-		worker_main(conf);
+		worker_main(conf, slot);
 	children[slot].pid = pid;
 	children[slot].generation = generation;
 	children[slot].started_ms = now_ms();
@@ -306,6 +309,10 @@ main(int argc, char *argv[])
 		return 1;
 	}
 
+	if (stats_create(conf.stats_file, sizeof(children) / sizeof(children[0])) < 0)
+		log_msg(LOG_LVL_WARN, NULL, "stats_file %s: %s (no counters)", conf.stats_file,
+		    strerror(errno));
+
 	/* Signals are blocked except inside ppoll(), so none is lost. */
 	sigemptyset(&block);
 	sigaddset(&block, SIGTERM);
@@ -366,9 +373,10 @@ main(int argc, char *argv[])
 				log_msg(LOG_LVL_ERROR, NULL, "reload refused: %s", err);
 				conf_free(&fresh);
 			} else {
-				if (strcmp(fresh.listen, conf.listen) != 0)
-					log_msg(LOG_LVL_WARN, NULL,
-					    "listen changes take effect at the next start");
+				if (strcmp(fresh.listen, conf.listen) != 0 ||
+				    strcmp(fresh.stats_file, conf.stats_file) != 0)
+					log_msg(LOG_LVL_WARN, NULL, "listen and stats_file"
+					    " changes take effect at the next start");
 				conf_free(&conf);
 				conf = fresh;
 				log_set_level(conf.log_level);

@@ -25,6 +25,7 @@ Test(conf, defaults)
 	cr_assert_eq(c.webhook_retry_base, 30);
 	cr_assert_eq(c.webhook_retry_max, 3600);
 	cr_assert_eq(c.webhook_retry_window, 259200);
+	cr_assert_str_eq(c.stats_file, "");
 }
 
 Test(conf, parses_every_kind)

@@ -1,0 +1,177 @@
+#!/usr/bin/env bash
+# 78-request-path.t - what the request path costs, read from the workers'
+# own counters (xborderctl stats): an authenticated GET /config is one
+# statement to MariaDB, GET /transactions/{id} and a list page two, a known
+# secret costs no argon2 run; the configuration the workers cache follows
+# a PATCH on every worker at once; every statement GET /transactions can
+# run walks an index in the list's order (xborderctl explain-lists: no
+# filesort, no full scan); txn_counts, which totalCount reads, matches the
+# transactions after inserts and status changes (ledger-check).  Speed
+# itself is measured by bench/run, never here.
+. "$(dirname "${BASH_SOURCE[0]}")/lib/api.sh"
+. "$(dirname "${BASH_SOURCE[0]}")/lib/money.sh"
+no_plan
+
+# stat NAME: the counter's current sum.
+stat() {
+    xbctl stats | awk -v k="$1" '$1 == k { print $2 }'
+}
+
+# snapshot: every counter into SNAP[name].
+declare -A SNAP=()
+snapshot() {
+    local k v
+    SNAP=()
+    while read -r k v; do SNAP[$k]=$v; done < <(xbctl stats)
+}
+
+# delta NAME: how much NAME moved since snapshot.
+delta() {
+    echo $(($(stat "$1") - ${SNAP[$1]:-0}))
+}
+
+# burst N PATH [api auth]: N authenticated GETs of PATH over keep-alive
+# connections (one curl, so the workers see only these requests); all 200.
+burst() {
+    local n=$1 path=$2 i
+    local -a args=()
+    for ((i = 0; i < n; i++)); do
+        args+=(-o /dev/null -w '%{http_code}\n' "$XB_BASE_URL$path")
+    done
+    curl -sk --max-time 60 -H "Authorization: Basic $(b64 "$CRED_ID:$CRED_SECRET")" \
+        "${args[@]}" | sort | uniq -c | awk '{ printf "%s:%s ", $2, $1 }'
+}
+
+# per_request WHAT PATH MAX: N requests of PATH send at most MAX statements
+# each on average, run no argon2 and are all proven by the credential
+# cache; the request counter moves by exactly N (5 tests).
+N=200
+per_request() {
+    local what=$1 path=$2 max=$3 codes st
+    burst 8 "$path" >/dev/null # every worker has prepared its statements
+    snapshot
+    codes=$(burst "$N" "$path")
+    is "$codes" "200:$N " "$what: $N answers, all 200"
+    is "$(delta requests)" "$N" "$what: the request counter moved by exactly $N"
+    is "$(delta argon2_verifications)" 0 "$what: no argon2 verification (the secret is known)"
+    is "$(delta auth_cache_hits)" "$N" "$what: every request proven by the credential cache"
+    st=$(delta db_statements)
+    ok "$(awk -v s="$st" -v n="$N" -v m="$max" 'BEGIN { exit !(s / n <= m) }' && echo 1)" \
+        "$what: $(awk -v s="$st" -v n="$N" 'BEGIN { printf "%.2f", s / n }') statements per request (at most $max)"
+}
+
+# --- the counters exist ---------------------------------------------------------
+
+out=$(xbctl stats 2>&1)
+is "$?" 0 "xborderctl stats exits 0"
+for k in requests argon2_verifications auth_cache_hits db_statements config_cache_hits; do
+    is "$(grep -cE "^$k [0-9]+\$" <<<"$out")" 1 "xborderctl stats prints $k"
+done
+
+# --- round trips per authenticated read ----------------------------------------
+
+new_platform t78 || BAIL_OUT "platform-create failed"
+CRED_ID=$NP_CLIENT_ID CRED_SECRET=$NP_SECRET
+P=(--as "$NP_CLIENT_ID" "$NP_SECRET")
+
+mk_customer rp "${P[@]}"
+int_account "$CUST" USD "${P[@]}"
+fund "$INT" 100000 "${P[@]}"
+mk_ext "$CUST" 000123456789 USD "${P[@]}"
+TXS=()
+for amt in 101 102 103; do
+    api "${P[@]}" POST /transfer-out "$(xfer_body "$INT" "$EXT" "$amt")"
+    is_status 201 "transfer-out of $amt: 201"
+    TXS+=("$(jr .transactionId)")
+done
+for id in "${TXS[@]}"; do
+    settles "$id" COMPLETED "transfer $id settles" "${P[@]}"
+done
+
+snapshot
+per_request "GET /config" /config 1.1
+ok "$(( $(delta config_cache_hits) >= N ))" "GET /config: served from the workers' configuration cache"
+per_request "GET /transactions/{id}" "/transactions/${TXS[0]}" 2.1
+per_request "GET /transactions (first page)" "/transactions?limit=20" 2.1
+per_request "GET /transactions?status=COMPLETED" "/transactions?limit=20&status=COMPLETED" 2.1
+per_request "GET /transactions?customerId=..." "/transactions?limit=20&customerId=$CUST" 2.1
+per_request "GET /transactions past the end" "/transactions?limit=20&cursor=1000" 3.1
+
+# --- the cached configuration follows a change on every worker ----------------
+
+burst 40 /config >/dev/null
+api "${P[@]}" PATCH /config '{"quoteFeePolicy":{"senderServiceFeeBps":37,"receiverServiceFeeBps":11}}'
+is_status 200 "PATCH /config: 200"
+jis .quoteFeePolicy '{"receiverServiceFeeBps":11,"senderServiceFeeBps":37}' "PATCH answers the new fees"
+stale=0
+for ((i = 0; i < 40; i++)); do
+    api --nocheck "${P[@]}" GET /config
+    [[ $(jq -c .quoteFeePolicy <<<"$BODY") == '{"senderServiceFeeBps":37,"receiverServiceFeeBps":11}' ]] || stale=$((stale + 1))
+done
+is "$stale" 0 "40 GET /config after the PATCH (every worker): none shows the old fees"
+
+# --- every list statement walks an index ----------------------------------------
+
+out=$(xbctl explain-lists "$NP_ID" 2>&1)
+rc=$?
+is "$rc" 0 "xborderctl explain-lists exits 0 (no filesort, no full scan)"
+is "$(grep -c $'^BAD\t' <<<"$out")" 0 "no plan of a GET /transactions statement sorts or scans a table"
+is "$(cut -f2,3 <<<"$out" | sort -u | wc -l)" 128 "every filter combination's page and count was explained (64 x 2)"
+[[ $rc == 0 ]] || diag "$(grep $'^BAD\t' <<<"$out" | head -5)"
+
+# --- totalCount's counters after inserts and status changes -------------------
+
+api "${P[@]}" GET "/transactions?status=COMPLETED&type=OUTGOING"
+jis .totalCount 3 "totalCount of COMPLETED OUTGOING: 3 (counted by status change)"
+api "${P[@]}" GET "/transactions?status=PENDING"
+jis .totalCount 0 "totalCount of PENDING: 0 after settlement"
+api "${P[@]}" POST /transfer-out "$(xfer_body "$INT" "$EXT" 104)"
+is_status 201 "one more transfer-out: 201"
+T4=$(jr .transactionId)
+api "${P[@]}" GET "/transactions"
+jis .totalCount 4 "totalCount right after it: 4 (counted when inserted)"
+settles "$T4" COMPLETED "it settles" "${P[@]}"
+api "${P[@]}" GET "/transactions?status=COMPLETED"
+jis .totalCount 4 "totalCount of COMPLETED: 4 (moved from PENDING)"
+api "${P[@]}" GET "/transactions?status=PENDING&type=OUTGOING"
+jis .totalCount 0 "totalCount of PENDING OUTGOING: 0"
+out=$(xbctl ledger-check 2>&1)
+is "$?" 0 "xborderctl ledger-check exits 0 (balances and txn_counts)"
+like "$out" 'ledger ok' "ledger-check: ledger ok"
+
+# --- refusals on a fresh platform: nothing of them survives --------------------
+# The first payout of a platform in a currency creates its in-transit
+# account inside the request's transaction; a refused payout rolls that
+# back.  With an Idempotency-Key the refusal first runs without a
+# savepoint, then again with one (db.c); a worker must not keep the id of
+# an account whose creation was rolled back (db_ledger.c's cache), or the
+# next payouts would fail.
+
+new_platform t78r || BAIL_OUT "platform-create failed"
+R=(--as "$NP_CLIENT_ID" "$NP_SECRET")
+mk_customer refused "${R[@]}"
+int_account "$CUST" EUR "${R[@]}"
+mk_ext "$CUST" 000987654321 EUR "${R[@]}"
+for ((i = 0; i < 6; i++)); do
+    api "${R[@]}" POST /transfer-out "$(xfer_body "$INT" "$EXT" 500 EUR)" -H "Idempotency-Key: t78-refused-$$-$i"
+    is_error 409 INSUFFICIENT_FUNDS "unfunded payout $i with a key: 409 INSUFFICIENT_FUNDS"
+done
+api "${R[@]}" POST /transfer-out "$(xfer_body "$INT" "$EXT" 500 EUR)" -H "Idempotency-Key: t78-refused-$$-0"
+is_error 409 INSUFFICIENT_FUNDS "its replay: the same 409"
+is_header Idempotent-Replayed true "the replay says so"
+fund "$INT" 100000 "${R[@]}"
+bad=0 ids=()
+for ((i = 0; i < 24; i++)); do
+    api --nocheck "${R[@]}" POST /transfer-out "$(xfer_body "$INT" "$EXT" 100 EUR)" -H "Idempotency-Key: t78-paid-$$-$i"
+    [[ $STATUS == 201 ]] && ids+=("$(jr .transactionId)") || { bad=$((bad + 1)); diag "payout $i: $STATUS $BODY"; }
+done
+is "$bad" 0 "24 funded payouts after the refusals: all 201"
+for id in "${ids[0]}" "${ids[-1]}"; do
+    settles "$id" COMPLETED "payout $id settles" "${R[@]}"
+done
+balance_of "$INT" "${R[@]}"
+is "$BAL" $((100000 - 24 * 100)) "the balance is the funding less 24 payouts"
+out=$(xbctl ledger-check 2>&1)
+is "$?" 0 "ledger-check after the refusals and payouts: exits 0"
+
+done_testing
