@@ -1,0 +1,72 @@
+-- bench/common.lua: what every wrk script of bench/run shares.
+--
+-- Loaded with require("common") (bench/run puts bench/ on LUA_PATH).
+-- Environment, set by bench/run:
+--   XB_BENCH_AUTH  base64("clientId:clientSecret") of the bench platform;
+--                  unset for the floor, which takes no credentials
+--   XB_BENCH_MAX   stop each wrk thread after this many responses (the
+--                  counted warm-up runs); unset for measured runs
+--   XB_BENCH_RUN   a string unique to this run (Idempotency-Keys)
+
+local M = {}
+
+M.auth = os.getenv("XB_BENCH_AUTH")
+M.max = tonumber(os.getenv("XB_BENCH_MAX") or "")
+M.run = os.getenv("XB_BENCH_RUN") or tostring(os.time())
+
+-- headers: the request headers of every script (credentials when given).
+function M.headers(extra)
+   local h = { ["Accept"] = "application/json" }
+   if M.auth ~= nil and M.auth ~= "" then
+      h["Authorization"] = "Basic " .. M.auth
+   end
+   for k, v in pairs(extra or {}) do h[k] = v end
+   return h
+end
+
+-- lines FILE: the non-empty lines of FILE, each split on blanks.
+function M.lines(path)
+   local f = assert(io.open(path, "r"), "cannot open " .. tostring(path))
+   local out = {}
+   for line in f:lines() do
+      local fields = {}
+      for w in line:gmatch("%S+") do fields[#fields + 1] = w end
+      if #fields > 0 and fields[1]:sub(1, 1) ~= "#" then out[#out + 1] = fields end
+   end
+   f:close()
+   assert(#out > 0, "no lines in " .. path)
+   return out
+end
+
+-- setup (main state): numbers the threads; each sees its number as `tid`.
+local nthreads = 0
+function M.setup(thread)
+   nthreads = nthreads + 1
+   thread:set("tid", nthreads)
+end
+
+-- seed (thread state): a random sequence of its own per thread.
+function M.seed()
+   math.randomseed(os.time() * 1000 + (tid or 0) * 7919)
+end
+
+-- counted: call from response(); stops the thread after XB_BENCH_MAX
+-- responses (only the warm-up runs set it).
+local seen = 0
+function M.counted()
+   seen = seen + 1
+   if M.max ~= nil and seen >= M.max then wrk.thread:stop() end
+end
+
+-- done: one line bench/run parses, latencies in microseconds.  wrk counts
+-- any status >= 400 in errors.status (the API never answers 1xx or 3xx).
+function M.done(summary, latency, requests)
+   local e = summary.errors
+   io.write(string.format(
+      'XB_RESULT {"requests":%d,"duration_us":%d,"p50_us":%d,"p99_us":%d,' ..
+      '"max_us":%d,"connect":%d,"read":%d,"write":%d,"timeout":%d,"status":%d}\n',
+      summary.requests, summary.duration, latency:percentile(50), latency:percentile(99),
+      latency.max, e.connect, e.read, e.write, e.timeout, e.status))
+end
+
+return M

@@ -1,0 +1,39 @@
+-- bench/transfer-out.lua: wrk script, POST /transfer-out.
+--
+-- XB_BENCH_ACCOUNTS names the fixture bench/run writes: one funded
+-- customer a line, "customerId internalAccountId externalAccountId
+-- ppvAddress" (USD accounts; the external account completes).  Each request
+-- pays 1.00 USD from a customer picked at random to its own bank account,
+-- with an Idempotency-Key unique to the run, the thread and the request.
+
+local common = require("common")
+
+local accounts = nil
+local n = 0
+
+wrk.method = "POST"
+wrk.headers = common.headers({ ["Content-Type"] = "application/json" })
+
+setup = common.setup
+done = common.done
+
+function init(args)
+   common.seed()
+   accounts = common.lines(os.getenv("XB_BENCH_ACCOUNTS"))
+end
+
+function request()
+   local a = accounts[math.random(#accounts)]
+   n = n + 1
+   local body = string.format('{"source":{"accountId":"%s"},"destination":{"accountId":"%s"},'
+      .. '"amount":{"currencyCode":"USD","amountMinor":"100"}}', a[2], a[3])
+   local h = common.headers({ ["Content-Type"] = "application/json",
+      ["Idempotency-Key"] = string.format("bench-%s-%d-%d", common.run, tid, n) })
+   return wrk.format("POST", "/transfer-out", h, body)
+end
+
+if common.max ~= nil then
+   function response(status, headers, body)
+      common.counted()
+   end
+end
