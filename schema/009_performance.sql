@@ -37,7 +37,8 @@ ALTER TABLE transactions
   ADD KEY IF NOT EXISTS ix_transactions_type (platform_id, type, created_at, id),
   ADD KEY IF NOT EXISTS ix_transactions_pcid (platform_id, platform_customer_id, created_at, id);
 
--- The token lookup asks whether the platform has quotes past their expiry
--- (src/db_tokens.c); this answers it from the index alone.
+-- The token lookup asks when the platform's first open quote expires
+-- (src/db_tokens.c); this answers it with one look into the index per
+-- status, whatever number of executed quotes the platform has.
 ALTER TABLE quotes
-  ADD KEY IF NOT EXISTS ix_quotes_platform_due (platform_id, status, expires_at);
+  ADD KEY IF NOT EXISTS ix_quotes_open_due (platform_id, status, executed_at, expires_at);
