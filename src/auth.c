@@ -263,7 +263,6 @@ pass:
 	req->can_view = ta.view;
 	req->can_manage = ta.manage;
 	req->config_version = ta.config_version;
-	req->quotes_due = ta.quotes_due;
 	token_auth_free(&ta);
 	OPENSSL_cleanse(secret, sizeof(secret));
 	return 0;

@@ -33,15 +33,6 @@ token_from_row(const struct db_rows *r, size_t i, struct token *t)
 		ids_timestamp(db_cell(r, i, 7), t->revoked_at);
 }
 
-/*
- * The earliest expiry of the platform's open quotes in status st: MIN on
- * an index prefix, which MariaDB answers with one look into the index.
- */
-#define OPEN_QUOTE_EXPIRY(st) \
-	"COALESCE((SELECT MIN(q.expires_at) FROM quotes q FORCE INDEX (ix_quotes_open_due)" \
-	" WHERE q.platform_id = t.platform_id AND q.status = '" st "'" \
-	" AND q.executed_at IS NULL), '9999-12-31')"
-
 int
 db_token_auth_get(struct db *db, const char *id, struct token_auth *out)
 {
@@ -52,9 +43,7 @@ db_token_auth_get(struct db *db, const char *id, struct token_auth *out)
 	static const char sql[] =
 	    "SELECT t.platform_id, t.secret_hash, t.perm_view, t.perm_manage,"
 	    " t.revoked_at IS NOT NULL, t.auth_failures,"
-	    " TIMESTAMPDIFF(MICROSECOND, t.auth_failure_since, UTC_TIMESTAMP(3)), c.version,"
-	    " LEAST(" OPEN_QUOTE_EXPIRY("QUOTE_READY") ", " OPEN_QUOTE_EXPIRY("BLOCKED") ")"
-	    "   <= UTC_TIMESTAMP(3)"
+	    " TIMESTAMPDIFF(MICROSECOND, t.auth_failure_since, UTC_TIMESTAMP(3)), c.version"
 	    " FROM tokens t JOIN platform_configs c ON c.platform_id = t.platform_id"
 	    " WHERE t.id = ?";
 	const int64_t window_us = (int64_t)AUTH_FAILURE_WINDOW * 1000000;
@@ -79,7 +68,6 @@ db_token_auth_get(struct db *db, const char *id, struct token_auth *out)
 			out->retry_after = 1;
 	}
 	out->config_version = db_cell_i64(&r, 0, 7);
-	out->quotes_due = db_cell_i64(&r, 0, 8) != 0;
 	db_rows_free(&r);
 	return DB_OK;
 }

@@ -14,6 +14,7 @@
 #include "xborder/db.h"
 #include "xborder/db_customers.h"
 #include "xborder/db_ledger.h"
+#include "xborder/db_quotes.h"
 #include "xborder/db_transactions.h"
 #include "xborder/db_webhooks.h"
 #include "xborder/ids.h"
@@ -114,6 +115,31 @@ db_txn_get(struct db *db, const char *platform, const char *id, struct txn *out)
 }
 
 int
+db_txn_get_fresh(struct db *db, const char *platform, const char *id, struct txn *out)
+{
+	static const char sql[] =
+	    "SELECT " TXN_COLS ", " QUOTES_DUE_SQL("transactions.platform_id")
+	    " FROM transactions WHERE platform_id = ? AND id = ?";
+	struct db_val a[] = { DBS(platform), DBS(id) };
+	struct db_rows r;
+	int rc, due;
+
+	if ((rc = db_query_one(db, sql, a, NARGS(a), &r)) != DB_OK)
+		return rc;
+	due = db_cell_i64(&r, 0, 24) != 0;
+	if (!due) {
+		txn_from_row(&r, 0, out);
+		db_rows_free(&r);
+		return DB_OK;
+	}
+	/* Expiry is written by whoever looks first: a reader never sees it stale. */
+	db_rows_free(&r);
+	if ((rc = db_quote_expire_due(db, platform, NULL)) != DB_OK)
+		return rc;
+	return db_txn_get(db, platform, id, out);
+}
+
+int
 db_txn_lock(struct db *db, const char *platform, const char *id, struct txn *out)
 {
 	return txn_read(db, platform, id, out, 1);
@@ -209,8 +235,8 @@ db_txn_list_sql(unsigned mask, int page)
 		where_of(mask, where, sizeof(where));
 		count_of(mask, count, sizeof(count));
 		/* The page's ids first, then their rows by primary key. */
-		snprintf(buf, sizeof(buf), "SELECT STRAIGHT_JOIN " TXN_COLS ", (SELECT %s)"
-		    " FROM (SELECT id FROM transactions FORCE INDEX (%s)"
+		snprintf(buf, sizeof(buf), "SELECT STRAIGHT_JOIN " TXN_COLS ", (SELECT %s), "
+		    QUOTES_DUE_SQL("transactions.platform_id") " FROM (SELECT id FROM transactions FORCE INDEX (%s)"
 		    " WHERE %s ORDER BY created_at DESC, id DESC LIMIT ? OFFSET ?) page"
 		    " JOIN transactions USING (id)", count, index_of(mask), where);
 		pages[mask] = xstrdup(buf);
@@ -316,6 +342,24 @@ db_txn_list(struct db *db, const char *platform, const struct txn_filter *f,
 	v[k++] = DBI(offset);
 	if ((rc = db_query(db, db_txn_list_sql(mask, 1), v, k, &r)) != DB_OK)
 		return rc;
+	/*
+	 * The rows say whether the platform has quotes past their expiry (an
+	 * empty page cannot): if so, expire them (whoever looks first writes
+	 * it) and read the page again.
+	 */
+	if (r.nrows == 0 || db_cell_i64(&r, 0, 25) != 0) {
+		uint64_t expired = 0;
+
+		if ((rc = db_quote_expire_due(db, platform, &expired)) != DB_OK) {
+			db_rows_free(&r);
+			return rc;
+		}
+		if (expired > 0) {
+			db_rows_free(&r);
+			if ((rc = db_query(db, db_txn_list_sql(mask, 1), v, k, &r)) != DB_OK)
+				return rc;
+		}
+	}
 	if (r.nrows > 0)
 		*total = db_cell_i64(&r, 0, 24);
 	else if (offset == 0)

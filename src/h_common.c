@@ -243,13 +243,8 @@ db_fresh_or_reply(struct req *req)
 	struct db *db = req_db_or_reply(req);
 	int rc;
 
-	/*
-	 * Expiry is written by whoever looks first: a reader never sees it
-	 * stale.  The token lookup of this request told whether the platform
-	 * has quotes past their expiry, so most reads skip this round trip.
-	 */
-	if (db != NULL && req->quotes_due &&
-	    (rc = db_quote_expire_due(db, req->platform_id, NULL)) != DB_OK) {
+	/* Expiry is written by whoever looks first: a reader never sees it stale. */
+	if (db != NULL && (rc = db_quote_expire_due(db, req->platform_id, NULL)) != DB_OK) {
 		req_db_fail(req, rc);
 		return NULL;
 	}

@@ -102,9 +102,9 @@ h_transactions_get(struct req *req)
 		return -1;
 	if (id[0] == '\0')
 		return transaction_not_found_reply(req);
-	if ((db = db_fresh_or_reply(req)) == NULL)
+	if ((db = req_db_or_reply(req)) == NULL)
 		return -1;
-	rc = db_txn_get(db, req->platform_id, id, &t);
+	rc = db_txn_get_fresh(db, req->platform_id, id, &t);
 	if (rc == DB_NOT_FOUND)
 		return transaction_not_found_reply(req);
 	if (rc != DB_OK)
@@ -158,7 +158,7 @@ h_transactions_list(struct req *req)
 			    "must be a date (YYYY-MM-DD) or a UTC date-time (YYYY-MM-DDTHH:MM:SS[.sss]Z)");
 		f.end = end;
 	}
-	if ((db = db_fresh_or_reply(req)) == NULL)
+	if ((db = req_db_or_reply(req)) == NULL)
 		return -1;
 	if ((rc = db_txn_list(db, req->platform_id, &f, limit, cursor, &list, &n,
 	    &total)) != DB_OK)

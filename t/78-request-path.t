@@ -95,7 +95,7 @@ per_request "GET /transactions/{id}" "/transactions/${TXS[0]}" 2.1
 per_request "GET /transactions (first page)" "/transactions?limit=20" 2.1
 per_request "GET /transactions?status=COMPLETED" "/transactions?limit=20&status=COMPLETED" 2.1
 per_request "GET /transactions?customerId=..." "/transactions?limit=20&customerId=$CUST" 2.1
-per_request "GET /transactions past the end" "/transactions?limit=20&cursor=1000" 3.1
+per_request "GET /transactions past the end" "/transactions?limit=20&cursor=1000" 4.1
 
 # --- the cached configuration follows a change on every worker ----------------
 
@@ -138,6 +138,47 @@ jis .totalCount 0 "totalCount of PENDING OUTGOING: 0"
 out=$(xbctl ledger-check 2>&1)
 is "$?" 0 "xborderctl ledger-check exits 0 (balances and txn_counts)"
 like "$out" 'ledger ok' "ledger-check: ledger ok"
+
+# --- quotes past their expiry are expired by the reader ---------------------
+# The check rides on the statement that reads the transactions (no round
+# trip of its own); with xborder-worker stopped, nobody else expires them.
+
+DEV=${XB_ROOT:-$XB_REPO}/scripts/dev
+SOCK=${XB_DEV_DIR:?}/run/mysqld.sock
+worker_stopped=0
+at_exit 'if ((worker_stopped)); then "$DEV" worker start >/dev/null 2>&1; fi'
+sql() { mariadb --no-defaults --socket="$SOCK" --user="$(id -un)" xborder -N -e "$1"; }
+
+SRC_INT=$INT
+mk_customer rq "${P[@]}"
+api "${P[@]}" POST /quotes "$(ppv_quote "$SRC_INT" "$CUST_PPV" EUR SENDING 1000)"
+is_status 201 "a quote to a PPV address: 201"
+Q1=$(jr .quoteId) Q1_TX=$(jr .transactionId)
+api "${P[@]}" POST /quotes "$(ppv_quote "$SRC_INT" "$CUST_PPV" EUR SENDING 1200)"
+is_status 201 "another: 201"
+Q2=$(jr .quoteId) Q2_TX=$(jr .transactionId)
+if "$DEV" worker stop >/dev/null 2>&1; then
+    worker_stopped=1
+    pass "xborder-worker stopped"
+else
+    fail "xborder-worker stopped"
+fi
+sql "UPDATE quotes SET expires_at = UTC_TIMESTAMP(3) - INTERVAL 1 SECOND WHERE id = '${Q1#Quote:}'"
+is "$(sql "SELECT status FROM quotes WHERE id = '${Q1#Quote:}'")" QUOTE_READY "Q1 is past its expiry and still QUOTE_READY in the database"
+api "${P[@]}" GET "/transactions/$Q1_TX"
+is_status 200 "GET its transaction: 200"
+jis .status '"EXPIRED"' "GET /transactions/{id}: EXPIRED (expired by this read)"
+sql "UPDATE quotes SET expires_at = UTC_TIMESTAMP(3) - INTERVAL 1 SECOND WHERE id = '${Q2#Quote:}'"
+api "${P[@]}" GET "/transactions?limit=5"
+jis "[.data[] | select(.transactionId == \"$Q2_TX\") | .status]" '["EXPIRED"]' "GET /transactions: Q2's transaction EXPIRED (expired by this read)"
+api "${P[@]}" GET "/transactions?status=EXPIRED"
+jis .totalCount 2 "GET /transactions?status=EXPIRED: totalCount 2"
+if "$DEV" worker start >/dev/null 2>&1; then
+    worker_stopped=0
+    pass "xborder-worker started again"
+else
+    fail "xborder-worker started again"
+fi
 
 # --- refusals on a fresh platform: nothing of them survives --------------------
 # The first payout of a platform in a currency creates its in-transit

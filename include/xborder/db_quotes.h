@@ -100,4 +100,20 @@ int db_fx_get(struct db *db, const char *currency, int64_t *price);
 void quote_free(struct quote *q);
 void quote_list_free(struct quote *q, size_t n);
 
+/*
+ * SQL: 1 when the platform whose id is `pcol` (a column or "?") has an
+ * open quote past its expiry (QUOTE_READY or BLOCKED, not executed).  MIN
+ * on the prefix of ix_quotes_open_due: one look into the index per
+ * status, however many executed quotes the platform has.  Read with the
+ * transactions a request shows, so that db_quote_expire_due() runs only
+ * when there is something to expire.
+ */
+#define QUOTE_OPEN_MIN(pcol, st) \
+	"COALESCE((SELECT MIN(q.expires_at) FROM quotes q FORCE INDEX (ix_quotes_open_due)" \
+	" WHERE q.platform_id = " pcol " AND q.status = '" st "'" \
+	" AND q.executed_at IS NULL), '9999-12-31')"
+#define QUOTES_DUE_SQL(pcol) \
+	"(LEAST(" QUOTE_OPEN_MIN(pcol, "QUOTE_READY") ", " \
+	QUOTE_OPEN_MIN(pcol, "BLOCKED") ") <= UTC_TIMESTAMP(3))"
+
 #endif

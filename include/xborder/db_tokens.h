@@ -17,7 +17,6 @@ struct token_auth {
 	int64_t		 failures;	/* failed attempts in the current window */
 	int64_t		 retry_after;	/* seconds left in the window, 0 if none */
 	int64_t		 config_version;	/* the platform configuration's version */
-	int		 quotes_due;	/* the platform has quotes past their expiry */
 };
 
 /* A token as the API shows it. */

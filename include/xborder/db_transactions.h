@@ -77,7 +77,10 @@ int db_transfer_out(struct db *db, const char *platform, const struct transfer *
 /* Reads a transaction of platform: DB_OK or DB_NOT_FOUND. */
 int db_txn_get(struct db *db, const char *platform, const char *id, struct txn *out);
 
-/* Lists transactions, newest first. */
+/*
+ * Lists transactions, newest first; quotes past their expiry are expired
+ * first (as db_txn_get_fresh does).
+ */
 int db_txn_list(struct db *db, const char *platform, const struct txn_filter *f,
     int64_t limit, int64_t offset, struct txn **out, size_t *n, int64_t *total);
 
@@ -139,6 +142,13 @@ int db_job_run_one(struct db *db, int (*run)(struct db *, const struct job *, vo
 /* Queues a job to run after delay_ms (inside the caller's transaction). */
 int db_job_add(struct db *db, const char *kind, const char *ref_id, const char *platform,
     int64_t delay_ms);
+
+/*
+ * db_txn_get() for what a request shows: when the platform has quotes past
+ * their expiry (read in the same statement), they are expired first and
+ * the transaction read again, so it is never shown stale.
+ */
+int db_txn_get_fresh(struct db *db, const char *platform, const char *id, struct txn *out);
 
 /* Locks a transaction for settlement: DB_OK or DB_NOT_FOUND. */
 int db_txn_lock(struct db *db, const char *platform, const char *id, struct txn *out);

@@ -51,7 +51,6 @@ struct req {
 	int			 can_view;
 	int			 can_manage;
 	int64_t			 config_version;	/* read with the token */
-	int			 quotes_due;	/* ditto: quotes wait to be expired */
 
 	/* Body. */
 	char			*body;
