@@ -58,6 +58,20 @@ function M.counted()
    if M.max ~= nil and seen >= M.max then wrk.thread:stop() end
 end
 
+-- accounts: init() of the scripts that pay: the thread's own random
+-- sequence and the fixture's accounts (XB_BENCH_ACCOUNTS).
+function M.accounts()
+   M.seed()
+   return M.lines(os.getenv("XB_BENCH_ACCOUNTS"))
+end
+
+-- counting_response: the response() of a script that reads no answer:
+-- only the counted warm-up runs pay for one (nil otherwise).
+function M.counting_response()
+   if M.max == nil then return nil end
+   return function(status, headers, body) M.counted() end
+end
+
 -- done: one line bench/run parses, latencies in microseconds.  wrk counts
 -- any status >= 400 in errors.status (the API never answers 1xx or 3xx).
 function M.done(summary, latency, requests)

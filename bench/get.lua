@@ -30,8 +30,4 @@ if list ~= nil and list ~= "" then
 end
 
 -- Only the counted warm-up runs pay for a response() hook.
-if common.max ~= nil then
-   function response(status, headers, body)
-      common.counted()
-   end
-end
+response = common.counting_response()

@@ -18,8 +18,7 @@ setup = common.setup
 done = common.done
 
 function init(args)
-   common.seed()
-   accounts = common.lines(os.getenv("XB_BENCH_ACCOUNTS"))
+   accounts = common.accounts()
 end
 
 function request()

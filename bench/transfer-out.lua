@@ -18,8 +18,7 @@ setup = common.setup
 done = common.done
 
 function init(args)
-   common.seed()
-   accounts = common.lines(os.getenv("XB_BENCH_ACCOUNTS"))
+   accounts = common.accounts()
 end
 
 function request()
@@ -32,8 +31,4 @@ function request()
    return wrk.format("POST", "/transfer-out", h, body)
 end
 
-if common.max ~= nil then
-   function response(status, headers, body)
-      common.counted()
-   end
-end
+response = common.counting_response()
