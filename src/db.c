@@ -449,6 +449,15 @@ db_rows_free(struct db_rows *r)
 	memset(r, 0, sizeof(*r));
 }
 
+/* Tells the hook how the transaction ended; the connection is out of it. */
+static void
+tx_end(struct db *db, int committed)
+{
+	db->in_tx = 0;
+	if (tx_hook != NULL)
+		tx_hook(committed);
+}
+
 /*
  * A transaction is two round trips: SET autocommit = 0, then SET
  * autocommit = 1, which commits what is open (documented MariaDB and
@@ -459,15 +468,6 @@ db_rows_free(struct db_rows *r)
  * caller still runs in a transaction that the caller's rollback undoes
  * instead of committing on its own.
  */
-/* Tells the hook how the transaction ended; the connection is out of it. */
-static void
-tx_end(struct db *db, int committed)
-{
-	db->in_tx = 0;
-	if (tx_hook != NULL)
-		tx_hook(committed);
-}
-
 int
 db_begin(struct db *db)
 {

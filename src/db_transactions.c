@@ -294,7 +294,7 @@ db_txn_list_explain(struct db *db, const char *platform, unsigned mask, int page
 	const char *sql = db_txn_list_sql(mask, page);
 	struct db_val v[20];
 	char *text;
-	size_t k;
+	size_t k, len;
 	int rc;
 
 	memset(out, 0, sizeof(*out));
@@ -306,9 +306,9 @@ db_txn_list_explain(struct db *db, const char *platform, unsigned mask, int page
 		v[k++] = DBI(20);
 		v[k++] = DBI(0);
 	}
-	text = xmalloc(strlen(sql) + sizeof("EXPLAIN "));
-	strcpy(text, "EXPLAIN ");
-	strcat(text, sql);
+	len = strlen(sql) + sizeof("EXPLAIN ");
+	text = xmalloc(len);
+	snprintf(text, len, "EXPLAIN %s", sql);
 	rc = db_query_once(db, text, v, k, out);
 	free(text);
 	return rc;
