@@ -48,6 +48,7 @@ static const struct ckey keys[] = {
 	{ "argon2_p",		C_U32, OFF(argon2_p), 1, 16 },
 	{ "base_path",		C_BASE, OFF(base_path), 0, 0 },
 	{ "log_level",		C_LEVEL, OFF(log_level), 0, 0 },
+	{ "log_file",		C_STR_OPT, OFF(log_file), 0, 0 },
 	{ "webhook_allow_private", C_BOOL, OFF(webhook_allow_private), 0, 0 },
 	{ "review_window",	C_I64, OFF(review_window), 1, UINT64_C(315360000) },
 	{ "webhook_signing_key", C_STR_OPT, OFF(webhook_signing_key), 0, 0 },
@@ -88,6 +89,7 @@ conf_defaults(struct conf *c)
 	c->schema_dir = xstrdup(XB_SCHEMA_DIR);
 	c->openapi_file = xstrdup(XB_OPENAPI_FILE);
 	c->stats_file = xstrdup("");
+	c->log_file = xstrdup("");
 }
 
 void
@@ -103,6 +105,7 @@ conf_free(struct conf *c)
 	free(c->schema_dir);
 	free(c->openapi_file);
 	free(c->stats_file);
+	free(c->log_file);
 	free(c->webhook_signing_key);
 	memset(c, 0, sizeof(*c));
 }

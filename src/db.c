@@ -46,6 +46,41 @@ static struct db *process_db;
 static void (*tx_hook)(int committed);
 static int64_t process_db_used_ms;
 
+/*
+ * What this process sent to MariaDB since db_tally_take() last asked: the
+ * statements (round trips) and the time spent waiting for them, for the
+ * request log.  Connects are counted for the status page.
+ */
+static uint64_t tally_statements, tally_us;
+
+static void
+count(uint64_t n)
+{
+	stats_add(STAT_DB_STATEMENTS, n);
+	tally_statements += n;
+}
+
+/* Starts timing a call to the server; tock() adds the time to the tally. */
+static int64_t
+tick(void)
+{
+	return now_us();
+}
+
+static void
+tock(int64_t t0)
+{
+	tally_us += (uint64_t)(now_us() - t0);
+}
+
+void
+db_tally_take(uint64_t *statements, uint64_t *us)
+{
+	*statements = tally_statements;
+	*us = tally_us;
+	tally_statements = tally_us = 0;
+}
+
 /* After this long unused, a connection is checked before it is lent out. */
 #define IDLE_CHECK_MS 2000
 
@@ -55,6 +90,7 @@ db_open(const struct conf *c, char *err, size_t errlen)
 	struct db *db = xcalloc(1, sizeof(*db));
 	unsigned timeout = 5;
 	my_bool off = 0;
+	int64_t t0;
 
 	if ((db->my = mysql_init(NULL)) == NULL)
 		abort();
@@ -67,15 +103,19 @@ db_open(const struct conf *c, char *err, size_t errlen)
 	mysql_optionsv(db->my, MYSQL_INIT_COMMAND,
 	    "SET time_zone = '+00:00', tx_isolation = 'READ-COMMITTED',"
 	    " innodb_lock_wait_timeout = 10, sql_mode = 'STRICT_ALL_TABLES,NO_ZERO_DATE'");
+	t0 = tick();
+	stats_add(STAT_DB_CONNECTS, 1);
 	if (mysql_real_connect(db->my, c->db_socket[0] ? NULL : c->db_host,
 	    c->db_user, c->db_password, c->db_name,
 	    c->db_socket[0] ? 0 : c->db_port,
 	    c->db_socket[0] ? c->db_socket : NULL, 0) == NULL) {
+		tock(t0);
 		snprintf(err, errlen, "%s", mysql_error(db->my));
 		mysql_close(db->my);
 		free(db);
 		return NULL;
 	}
+	tock(t0);
 	return db;
 }
 
@@ -164,6 +204,8 @@ prepare(struct db *db, const char *sql, int keep, int *rc)
 {
 	MYSQL_STMT *st;
 	my_bool on = 1;
+	int64_t t0;
+	int failed;
 
 	for (size_t i = 0; i < db->ncache; i++)
 		if (db->cache[i].sql == sql)
@@ -173,8 +215,11 @@ prepare(struct db *db, const char *sql, int keep, int *rc)
 			return db->cache[i].stmt;
 	if ((st = mysql_stmt_init(db->my)) == NULL)
 		abort();
-	stats_add(STAT_DB_STATEMENTS, 1);
-	if (mysql_stmt_prepare(st, sql, strlen(sql)) != 0) {
+	count(1);
+	t0 = tick();
+	failed = mysql_stmt_prepare(st, sql, strlen(sql)) != 0;
+	tock(t0);
+	if (failed) {
 		*rc = classify(db, mysql_stmt_errno(st), mysql_stmt_error(st));
 		mysql_stmt_close(st);
 		return NULL;
@@ -231,10 +276,14 @@ run(struct db *db, MYSQL_STMT *st, const struct db_val *args, size_t nargs)
 		if (mysql_stmt_bind_param(st, b) != 0)
 			rc = classify(db, mysql_stmt_errno(st), mysql_stmt_error(st));
 	}
-	if (rc == DB_OK)
-		stats_add(STAT_DB_STATEMENTS, 1);
-	if (rc == DB_OK && mysql_stmt_execute(st) != 0)
-		rc = classify(db, mysql_stmt_errno(st), mysql_stmt_error(st));
+	if (rc == DB_OK) {
+		int64_t t0 = tick();
+
+		count(1);
+		if (mysql_stmt_execute(st) != 0)
+			rc = classify(db, mysql_stmt_errno(st), mysql_stmt_error(st));
+		tock(t0);
+	}
 	free(b);
 	return rc;
 }
@@ -250,8 +299,11 @@ done_with(struct db *db, MYSQL_STMT *st, int rc)
 {
 	mysql_stmt_free_result(st);
 	if (rc != DB_OK && !db->broken) {
-		stats_add(STAT_DB_STATEMENTS, 1);
+		int64_t t0 = tick();
+
+		count(1);
 		mysql_stmt_reset(st);
+		tock(t0);
 	}
 }
 
@@ -303,6 +355,7 @@ query(struct db *db, const char *sql, int keep, const struct db_val *args,
 	char **buf = NULL;
 	size_t ncols = 0, cap = 0;
 	int rc = DB_ERR, fr;
+	int64_t t0;
 
 	memset(out, 0, sizeof(*out));
 	if ((st = prepare(db, sql, keep, &rc)) == NULL)
@@ -313,7 +366,10 @@ query(struct db *db, const char *sql, int keep, const struct db_val *args,
 		rc = classify(db, mysql_stmt_errno(st), mysql_stmt_error(st));
 		goto out;
 	}
-	if (mysql_stmt_store_result(st) != 0) {
+	t0 = tick();
+	fr = mysql_stmt_store_result(st);
+	tock(t0);
+	if (fr != 0) {
 		rc = classify(db, mysql_stmt_errno(st), mysql_stmt_error(st));
 		goto out;
 	}
@@ -471,10 +527,15 @@ tx_end(struct db *db, int committed)
 int
 db_begin(struct db *db)
 {
-	stats_add(STAT_DB_STATEMENTS, 1);
+	int64_t t0 = tick();
+	int failed;
+
+	count(1);
 	if (tx_hook != NULL)
 		tx_hook(0);
-	if (mysql_autocommit(db->my, 0) != 0)
+	failed = mysql_autocommit(db->my, 0) != 0;
+	tock(t0);
+	if (failed)
 		return classify(db, mysql_errno(db->my), mysql_error(db->my));
 	db->in_tx = 1;
 	return DB_OK;
@@ -483,10 +544,13 @@ db_begin(struct db *db)
 int
 db_commit(struct db *db)
 {
-	int rc;
+	int64_t t0 = tick();
+	int rc, failed;
 
-	stats_add(STAT_DB_STATEMENTS, 1);
-	if (mysql_autocommit(db->my, 1) == 0) {
+	count(1);
+	failed = mysql_autocommit(db->my, 1) != 0;
+	tock(t0);
+	if (!failed) {
 		tx_end(db, 1);
 		return DB_OK;
 	}
@@ -498,9 +562,12 @@ db_commit(struct db *db)
 void
 db_rollback(struct db *db)
 {
-	stats_add(STAT_DB_STATEMENTS, 2);
+	int64_t t0 = tick();
+
+	count(2);
 	mysql_rollback(db->my);
 	mysql_autocommit(db->my, 1);
+	tock(t0);
 	tx_end(db, 0);
 }
 

@@ -668,7 +668,7 @@ job_tx(struct db *db, void *arg)
 
 int
 db_job_run_one(struct db *db, int (*run)(struct db *, const struct job *, void *),
-    void *arg, char *err, size_t errlen)
+    void *arg, struct job *ran, char *err, size_t errlen)
 {
 	/* Backoff doubles from one second up to five minutes. */
 	static const char retry[] =
@@ -682,12 +682,13 @@ db_job_run_one(struct db *db, int (*run)(struct db *, const struct job *, void *
 	j.run = run;
 	j.arg = arg;
 	rc = db_transact(db, job_tx, &j);
+	if (j.claimed && ran != NULL)
+		*ran = j.job;
 	if (rc == DB_OK)
 		return j.claimed;
 	if (rc == DB_UNAVAILABLE || !j.claimed)
 		return rc < 0 ? rc : DB_ERR;
-	snprintf(err, errlen, "job %lld (%s %s) failed: %d %s", (long long)j.job.id,
-	    j.job.kind, j.job.ref_id, rc, db_error(db));
+	snprintf(err, errlen, "%d %s", rc, db_error(db));
 	{
 		char msg[256];
 		struct db_val a[] = { DBS(msg), DBI(j.job.id) };

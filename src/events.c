@@ -7,13 +7,13 @@
 
 #include <stdio.h>
 #include <string.h>
-#include <time.h>
 
 #include <json-c/json.h>
 
 #include "xborder/db_transactions.h"
 #include "xborder/events.h"
 #include "xborder/handlers.h"
+#include "xborder/ids.h"
 #include "xborder/util.h"
 
 void
@@ -50,14 +50,8 @@ event_txn_body(const struct txn *t, const char *id)
 char *
 event_test_body(const char *id)
 {
-	struct timespec now;
-	struct tm tm;
-	char ts[64];
+	char ts[25];
 
-	clock_gettime(CLOCK_REALTIME, &now);
-	gmtime_r(&now.tv_sec, &tm);
-	snprintf(ts, sizeof(ts), "%04d-%02d-%02dT%02d:%02d:%02d.%03dZ", tm.tm_year + 1900,
-	    tm.tm_mon + 1, tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec,
-	    (int)(now.tv_nsec / 1000000));
+	ids_now_timestamp(ts);
 	return body(id, "TEST", ts, json_object_new_object());
 }

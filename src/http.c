@@ -39,6 +39,7 @@ http_parse(struct req *req)
 	req->authorization = param(req, "HTTP_AUTHORIZATION");
 	req->platform_header = param(req, "HTTP_X_PLATFORM_ID");
 	req->idempotency_key = param(req, "HTTP_IDEMPOTENCY_KEY");
+	req->remote_addr = param(req, "REMOTE_ADDR");
 #ifdef XB_FAULT_INJECTION
 	fault_arm(param(req, "HTTP_X_XBORDER_FAULT"));
 #endif

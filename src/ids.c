@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include <openssl/rand.h>
 
@@ -151,6 +152,22 @@ ids_b64decode(const char *in, size_t n, unsigned char *out)
 	}
 	out[j] = '\0';
 	return (long)j;
+}
+
+void
+ids_now_timestamp(char out[25])
+{
+	struct timespec now;
+	struct tm tm;
+	char b[80];
+
+	clock_gettime(CLOCK_REALTIME, &now);
+	gmtime_r(&now.tv_sec, &tm);
+	snprintf(b, sizeof(b), "%04d-%02d-%02dT%02d:%02d:%02d.%03dZ", tm.tm_year + 1900,
+	    tm.tm_mon + 1, tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec,
+	    (int)(now.tv_nsec / 1000000));
+	memcpy(out, b, 24);
+	out[24] = '\0';
 }
 
 int

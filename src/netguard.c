@@ -161,6 +161,24 @@ netguard_blocked(const struct sockaddr *sa, socklen_t len)
 }
 
 int
+netguard_loopback_text(const char *text)
+{
+	static const uint8_t mapped[12] = { 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff };
+	struct in_addr a4;
+	struct in6_addr a6;
+
+	if (text == NULL)
+		return 0;
+	if (inet_pton(AF_INET, text, &a4) == 1)
+		return (ntohl(a4.s_addr) >> 24) == 127;
+	if (inet_pton(AF_INET6, text, &a6) != 1)
+		return 0;
+	if (IN6_IS_ADDR_LOOPBACK(&a6))
+		return 1;
+	return memcmp(a6.s6_addr, mapped, sizeof(mapped)) == 0 && a6.s6_addr[12] == 127;
+}
+
+int
 netguard_blocked_text(const char *text)
 {
 	struct in_addr a4;

@@ -21,6 +21,7 @@
 #include "xborder/http.h"
 #include "xborder/req.h"
 #include "xborder/resp.h"
+#include "xborder/stats.h"
 #include "xborder/util.h"
 
 void
@@ -29,7 +30,7 @@ req_init(struct req *req, FCGX_Request *fcgi, const struct conf *conf)
 	memset(req, 0, sizeof(*req));
 	req->fcgi = fcgi;
 	req->conf = conf;
-	req->started_ms = now_ms();
+	req->started_us = now_us();
 	req->content_length = -1;
 }
 
@@ -341,9 +342,69 @@ run_idempotent(struct req *req)
 		    " its lease frees it", rc);
 }
 
+/*
+ * Counts the answer before it is sent, so that whoever reads the counters
+ * after receiving it finds it counted (no answer yet: resp_send makes a 500).
+ */
+static void
+count_answer(const struct req *req)
+{
+	static const enum stat_id by_class[] = { STAT_STATUS_5XX, STAT_STATUS_2XX,
+	    STAT_STATUS_2XX, STAT_STATUS_3XX, STAT_STATUS_4XX, STAT_STATUS_5XX };
+	int cls = req->out != NULL ? req->status / 100 : 5;
+
+	stats_add(STAT_REQUESTS, 1);
+	stats_add(by_class[cls >= 1 && cls <= 5 ? cls : 5], 1);
+}
+
+/* The error code of the answer, when it is an error envelope. */
+static const char *
+answer_code(const struct req *req)
+{
+	json_object *c;
+
+	if (req->status < 400 || req->out == NULL ||
+	    !json_object_object_get_ex(req->out, "code", &c) ||
+	    !json_object_is_type(c, json_type_string))
+		return "-";
+	return json_object_get_string(c);
+}
+
+/*
+ * The request's log line and counters.  Never the raw path (it holds ids
+ * and whatever a client typed), the query, a header value or the body:
+ * the route's pattern, the caller's ids, the outcome and the costs.
+ */
+static void
+log_request(struct req *req)
+{
+	enum log_level lvl = req->status >= 500 ? LOG_LVL_WARN : LOG_LVL_INFO;
+	uint64_t statements, db_us;
+	struct logline l;
+
+	db_tally_take(&statements, &db_us);
+	if (!log_enabled(lvl))
+		return;
+	log_begin(&l, lvl, "request");
+	log_str(&l, "request_id", req->id);
+	log_str(&l, "platform_id", req->platform_id);
+	log_str(&l, "token_id", req->token_id);
+	log_str(&l, "method", router_method_name(req->method));
+	log_str(&l, "route", req->route != NULL ? req->route->pattern : "-");
+	log_int(&l, "status", req->status);
+	log_str(&l, "code", answer_code(req));
+	log_int(&l, "dur_us", now_us() - req->started_us);
+	log_int(&l, "db_us", (int64_t)db_us);
+	log_int(&l, "db_statements", (int64_t)statements);
+	log_end(&l);
+}
+
 void
 req_dispatch(struct req *req)
 {
+	uint64_t ignore[2];
+
+	db_tally_take(&ignore[0], &ignore[1]);	/* this request's costs from now */
 	if (pre_handler(req) == 0) {
 		if (req->method == M_POST && req->idempotency_key != NULL)
 			run_idempotent(req);
@@ -351,9 +412,7 @@ req_dispatch(struct req *req)
 			req->route->handler(req);
 	}
 	http_drain(req);
+	count_answer(req);
 	resp_send(req);
-	log_msg(req->status >= 500 ? LOG_LVL_WARN : LOG_LVL_INFO, req->id,
-	    "%s %s %d %lldms", router_method_name(req->method),
-	    req->path ? req->path : "-", req->status,
-	    (long long)(now_ms() - req->started_ms));
+	log_request(req);
 }

@@ -13,6 +13,8 @@
 const struct route_def routes[ROUTE__MAX] = {
 	[ROUTE_GET_HEALTHZ] =
 	    { M_GET, "/healthz", h_health_get, PERM_PUBLIC, 0 },
+	[ROUTE_GET_STATUS] =
+	    { M_GET, "/status", h_status_get, PERM_PUBLIC, 0 },
 	[ROUTE_GET_OPENAPI_JSON] =
 	    { M_GET, "/openapi.json", h_openapi_get, PERM_PUBLIC, 0 },
 	[ROUTE_POST_TOKENS] =

@@ -1,7 +1,5 @@
 /*
- * util.c: allocation wrappers, the logger and small helpers.  Logging goes
- * to stderr so that systemd's journal (or the dev stack's log file) keeps
- * it; every line carries the request id so one request can be followed.
+ * util.c: allocation wrappers and small helpers (the logger is log.c).
  */
 #include "config.h"
 
@@ -14,9 +12,6 @@
 #include <unistd.h>
 
 #include "xborder/util.h"
-
-static enum log_level log_threshold = LOG_LVL_INFO;
-static const char *const level_names[] = { "error", "warn", "info", "debug" };
 
 static void
 oom(void)
@@ -73,48 +68,6 @@ xstrndup(const char *s, size_t n)
 	return p;
 }
 
-void
-log_set_level(enum log_level lvl)
-{
-	log_threshold = lvl;
-}
-
-int
-log_parse_level(const char *s, enum log_level *out)
-{
-	for (size_t i = 0; i < sizeof(level_names) / sizeof(level_names[0]); i++)
-		if (strcmp(s, level_names[i]) == 0) {
-			*out = (enum log_level)i;
-			return 0;
-		}
-	return -1;
-}
-
-void
-log_msg(enum log_level lvl, const char *reqid, const char *fmt, ...)
-{
-	char line[2048];
-	int n;
-	va_list ap;
-
-	if (lvl > log_threshold)
-		return;
-	n = snprintf(line, sizeof(line), "%s [%d] %s: ", level_names[lvl],
-	    (int)getpid(), reqid ? reqid : "-");
-	if (n < 0 || (size_t)n >= sizeof(line))
-		return;
-	va_start(ap, fmt);
-	vsnprintf(line + n, sizeof(line) - (size_t)n, fmt, ap);
-	va_end(ap);
-	/* One write per line keeps lines of concurrent workers whole. */
-	n = (int)strlen(line);
-	if ((size_t)n < sizeof(line) - 1)
-		line[n++] = '\n';
-	else
-		line[n - 1] = '\n';
-	(void)!write(STDERR_FILENO, line, (size_t)n);
-}
-
 int64_t
 now_ms(void)
 {
@@ -122,6 +75,15 @@ now_ms(void)
 
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+int64_t
+now_us(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * 1000000 + ts.tv_nsec / 1000;
 }
 
 int

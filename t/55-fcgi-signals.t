@@ -19,15 +19,6 @@ at_exit 'if ((restart_needed)); then "$DEV" fcgi start >/dev/null 2>&1; fi'
 master() { cat "$PIDFILE" 2>/dev/null; }
 workers() { pgrep -P "$(master)" | sort | tr '\n' ' '; }
 
-# wait_for CONDITION-COMMAND SECONDS: polls until the command succeeds.
-wait_for() {
-    local deadline=$((SECONDS + $2))
-    until eval "$1"; do
-        ((SECONDS >= deadline)) && return 1
-        sleep 0.1
-    done
-}
-
 # hammer N: N sequential GET /config; prints how many were not 200.
 hammer() {
     local bad=0 i code

@@ -108,15 +108,6 @@ sql() {
         xborder -e "$1"
 }
 
-# wait_for COMMAND SECONDS: polls until COMMAND succeeds.
-wait_for() {
-    local deadline=$((SECONDS + $2))
-    until eval "$1"; do
-        ((SECONDS >= deadline)) && return 1
-        sleep 0.1
-    done
-}
-
 # since T0: seconds (1 decimal) since the epoch time T0.
 since() { awk -v a="$1" -v b="$(date +%s.%N)" 'BEGIN { printf "%.1f", b - a }'; }
 

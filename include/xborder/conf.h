@@ -25,6 +25,7 @@ struct conf {
 	uint32_t	 argon2_p;
 	char		*base_path;	/* "" or "/prefix" */
 	enum log_level	 log_level;
+	char		*log_file;	/* "": stderr (the journal under systemd) */
 	int		 webhook_allow_private;
 	int64_t		 review_window;	/* seconds */
 	char		*webhook_signing_key;	/* PEM file of the Ed25519 key; "": none */

@@ -152,6 +152,12 @@ void db_set_tx_hook(void (*hook)(int committed));
 /* Attempts a request-wide transaction gets before it is answered 500. */
 #define DB_OUTER_ATTEMPTS 8
 
+/*
+ * The statements this process sent to MariaDB and the microseconds it
+ * waited for them since the last call; resets both (for the request log).
+ */
+void db_tally_take(uint64_t *statements, uint64_t *us);
+
 /* How many transactions were retried by this process (for logs and tests). */
 uint64_t db_retries(void);
 

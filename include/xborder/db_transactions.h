@@ -134,10 +134,12 @@ struct job {
  * (FOR UPDATE SKIP LOCKED), calls run(db, job, arg) and, when run returns
  * DB_OK, marks the job done and commits.  When run fails the transaction
  * is rolled back and the job is rescheduled with backoff in a second one.
- * Returns 1 when a job ran, 0 when none was due, < 0 on a database failure.
+ * Returns 1 when a job ran (*ran, when not NULL, is the job as claimed;
+ * err is empty when it succeeded, else why it failed), 0 when none was
+ * due, < 0 on a database failure.
  */
 int db_job_run_one(struct db *db, int (*run)(struct db *, const struct job *, void *),
-    void *arg, char *err, size_t errlen);
+    void *arg, struct job *ran, char *err, size_t errlen);
 
 /* Queues a job to run after delay_ms (inside the caller's transaction). */
 int db_job_add(struct db *db, const char *kind, const char *ref_id, const char *platform,

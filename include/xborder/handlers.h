@@ -19,6 +19,7 @@ struct req;
 /* Every operation of the service; routes[] (routes.c) has a row for each. */
 enum route {
 	ROUTE_GET_HEALTHZ,
+	ROUTE_GET_STATUS,
 	ROUTE_GET_OPENAPI_JSON,
 	ROUTE_POST_TOKENS,
 	ROUTE_GET_TOKENS,
@@ -66,6 +67,7 @@ extern const struct route_def routes[ROUTE__MAX];
 extern const size_t nroutes;
 
 int h_health_get(struct req *req);
+int h_status_get(struct req *req);
 int h_openapi_get(struct req *req);
 
 int h_tokens_create(struct req *req);

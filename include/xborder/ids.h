@@ -42,5 +42,7 @@ long ids_b64decode(const char *in, size_t n, unsigned char *out);
  * API form "YYYY-MM-DDTHH:MM:SS.mmmZ" in out[25].  Returns 0 or -1.
  */
 int ids_timestamp(const char *db, char out[25]);
+/* The current UTC time in the same form. */
+void ids_now_timestamp(char out[25]);
 
 #endif

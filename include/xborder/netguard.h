@@ -22,4 +22,10 @@ int netguard_blocked(const struct sockaddr *sa, socklen_t len);
 /* The same for an address in text form; -1 when text is not an address. */
 int netguard_blocked_text(const char *text);
 
+/*
+ * 1 when the address in text form is loopback: 127.0.0.0/8, ::1 or an
+ * IPv4-mapped 127.x; 0 for any other address and for what is not one.
+ */
+int netguard_loopback_text(const char *text);
+
 #endif

@@ -28,7 +28,7 @@ struct req {
 	FCGX_Request		*fcgi;		/* NULL in unit tests */
 	const struct conf	*conf;
 	char			 id[65];	/* request id (nginx's, else ours) */
-	int64_t			 started_ms;
+	int64_t			 started_us;	/* now_us() at accept */
 
 	/* Request line and headers (header strings are borrowed). */
 	enum http_method	 method;
@@ -39,6 +39,7 @@ struct req {
 	const char		*authorization;
 	const char		*platform_header;	/* X-Platform-Id */
 	const char		*idempotency_key;
+	const char		*remote_addr;	/* the client as nginx saw it */
 	int64_t			 content_length;	/* -1 when absent */
 
 	/* Routing. */

@@ -1,5 +1,5 @@
 /*
- * util.h: memory wrappers that abort on exhaustion, logging and small
+ * util.h: memory wrappers that abort on exhaustion, the logger (log.h) and small
  * string helpers shared by every program of xborder.
  */
 #ifndef XBORDER_UTIL_H
@@ -8,7 +8,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-enum log_level { LOG_LVL_ERROR, LOG_LVL_WARN, LOG_LVL_INFO, LOG_LVL_DEBUG };
+#include "xborder/log.h"
 
 /* Allocation wrappers: out of memory aborts the process (one policy). */
 void *xmalloc(size_t n);
@@ -17,19 +17,10 @@ void *xrealloc(void *p, size_t n);
 char *xstrdup(const char *s);
 char *xstrndup(const char *s, size_t n);
 
-/* Sets the threshold below which log lines are dropped. */
-void log_set_level(enum log_level lvl);
-/* Parses "error", "warn", "info" or "debug"; returns 0 or -1. */
-int log_parse_level(const char *s, enum log_level *out);
-/*
- * Writes one line to stderr: level, pid, request id (or "-") and the
- * message.  Callers never pass secrets.
- */
-void log_msg(enum log_level lvl, const char *reqid, const char *fmt, ...)
-    __attribute__((format(printf, 3, 4)));
-
 /* Milliseconds from a monotonic clock. */
 int64_t now_ms(void);
+/* Microseconds from the same clock. */
+int64_t now_us(void);
 
 /* A small non-cryptographic hash of a string (djb2), for a cache's slots. */
 size_t str_hash(const char *s);

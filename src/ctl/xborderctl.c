@@ -30,6 +30,7 @@
 #include "xborder/db_wh_keys.h"
 #include "xborder/money.h"
 #include "xborder/stats.h"
+#include "xborder/status.h"
 #include "xborder/util.h"
 #include "xborder/valid.h"
 #include "xborder/wh_sign.h"
@@ -51,6 +52,7 @@ usage(void)
 	    "  webhook-key-list\n"
 	    "  webhook-key-drop KEYID\n"
 	    "  stats\n"
+	    "  status [--json]\n"
 	    "  explain-lists PLATFORM_ID\n");
 	exit(2);
 }
@@ -412,6 +414,75 @@ cmd_stats(struct db *db, const struct conf *conf, int argc, char **argv)
 	return 0;
 }
 
+/* One line of "key=value" pairs from the members of o (null: "-"). */
+static void
+print_pairs(const char *indent, json_object *o, const char *skip)
+{
+	const char *sep = indent;
+
+	json_object_object_foreach(o, k, v) {
+		if (skip != NULL && strcmp(k, skip) == 0)
+			continue;
+		printf("%s%s=%s", sep, k, v != NULL ? json_object_get_string(v) : "-");
+		sep = " ";
+	}
+	putchar('\n');
+}
+
+/*
+ * status [--json]: the status document of status.c (the same as GET
+ * /status): the workers' counters one by one and summed, the job queue,
+ * the webhook backlog.  Lines of key=value, or the JSON document.  Exits
+ * 3 when the database cannot be read (the counters still print).
+ */
+static int
+cmd_status(struct db *db, const struct conf *conf, int argc, char **argv)
+{
+	json_object *o, *x;
+	int json = argc == 2 && strcmp(argv[1], "--json") == 0, rc;
+
+	if (argc > 2 || (argc == 2 && !json))
+		usage();
+	o = status_render(conf, db);
+	rc = strcmp(json_object_get_string(json_object_object_get(o, "database")), "ok") ? 3 : 0;
+	if (json) {
+		puts(json_object_to_json_string_ext(o, JSON_C_TO_STRING_PRETTY |
+		    JSON_C_TO_STRING_NOSLASHESCAPE));
+		json_object_put(o);
+		return rc;
+	}
+	printf("time=%s version=%s database=%s\n",
+	    json_object_get_string(json_object_object_get(o, "time")),
+	    json_object_get_string(json_object_object_get(o, "version")),
+	    json_object_get_string(json_object_object_get(o, "database")));
+	if ((x = json_object_object_get(o, "counters")) != NULL) {
+		fputs("counters:", stdout);
+		print_pairs(" ", x, NULL);
+	} else
+		puts("counters: - (no stats_file)");
+	x = json_object_object_get(o, "workers");
+	for (size_t i = 0; i < json_object_array_length(x); i++) {
+		fputs("worker:", stdout);
+		print_pairs(" ", json_object_array_get_idx(x, i), NULL);
+	}
+	if ((x = json_object_object_get(o, "jobs")) != NULL) {
+		fputs("jobs:", stdout);
+		print_pairs(" ", x, NULL);
+	}
+	if ((x = json_object_object_get(o, "webhooks")) != NULL) {
+		json_object *list = json_object_object_get(x, "platforms");
+
+		fputs("webhooks:", stdout);
+		print_pairs(" ", x, "platforms");
+		for (size_t i = 0; i < json_object_array_length(list); i++) {
+			fputs("webhooks-platform:", stdout);
+			print_pairs(" ", json_object_array_get_idx(list, i), NULL);
+		}
+	}
+	json_object_put(o);
+	return rc;
+}
+
 /*
  * explain-lists PLATFORM_ID: EXPLAIN of every statement GET /transactions
  * can run (each combination of filters, its page and its count), one line
@@ -456,7 +527,7 @@ cmd_explain_lists(struct db *db, const struct conf *conf, int argc, char **argv)
 static const struct command {
 	const char	*name;
 	int		(*run)(struct db *, const struct conf *, int, char **);
-	int		 needs_db;
+	int		 needs_db;	/* 2: when it can be reached */
 } commands[] = {
 	{ "migrate", cmd_migrate, 1 },
 	{ "platform-create", cmd_platform_create, 1 },
@@ -469,6 +540,7 @@ static const struct command {
 	{ "webhook-key-list", cmd_webhook_key_list, 1 },
 	{ "webhook-key-drop", cmd_webhook_key_drop, 1 },
 	{ "stats", cmd_stats, 0 },
+	{ "status", cmd_status, 2 },
 	{ "explain-lists", cmd_explain_lists, 1 },
 };
 
@@ -497,8 +569,9 @@ main(int argc, char *argv[])
 	if (conf_load(&conf, path, err, sizeof(err)) < 0)
 		die("%s", err);
 	log_set_level(LOG_LVL_WARN);
+	log_open("xborderctl", NULL);
 	db = NULL;
-	if (c->needs_db && (db = db_open(&conf, err, sizeof(err))) == NULL)
+	if (c->needs_db && (db = db_open(&conf, err, sizeof(err))) == NULL && c->needs_db == 1)
 		die("cannot connect to the database: %s", err);
 	rc = c->run(db, &conf, argc, argv);
 	db_close(db);

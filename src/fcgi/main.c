@@ -49,7 +49,7 @@ struct child {
 	int64_t		started_ms;
 };
 
-static volatile sig_atomic_t got_stop, got_hup, got_chld;
+static volatile sig_atomic_t got_stop, got_hup, got_chld, got_usr1;
 static int listen_fd = -1;
 static struct child children[MAX_WORKERS * 2];
 static unsigned generation;
@@ -81,6 +81,14 @@ worker_on_term(int sig)
 	errno = saved;
 }
 
+/* logrotate moved the log file: the next line goes to a fresh one. */
+static void
+worker_on_usr1(int sig)
+{
+	(void)sig;
+	log_reopen_request();
+}
+
 static void __attribute__((noreturn))
 worker_main(const struct conf *conf, size_t slot)
 {
@@ -95,6 +103,8 @@ worker_main(const struct conf *conf, size_t slot)
 	sigemptyset(&sa.sa_mask);
 	sigaction(SIGTERM, &sa, NULL);
 	sigaction(SIGINT, &sa, NULL);
+	sa.sa_handler = worker_on_usr1;
+	sigaction(SIGUSR1, &sa, NULL);
 	sa.sa_handler = SIG_IGN;
 	sigaction(SIGHUP, &sa, NULL);
 	sigaction(SIGPIPE, &sa, NULL);
@@ -117,7 +127,6 @@ worker_main(const struct conf *conf, size_t slot)
 		req_dispatch(&req);
 		req_free(&req);
 		FCGX_Finish_r(&fr);
-		stats_add(STAT_REQUESTS, 1);
 		served++;
 	}
 	FCGX_Free(&fr, 1);
@@ -138,6 +147,8 @@ master_on_signal(int sig)
 		got_hup = 1;
 	else if (sig == SIGCHLD)
 		got_chld = 1;
+	else if (sig == SIGUSR1)
+		got_usr1 = 1;
 }
 
 static int
@@ -159,6 +170,7 @@ spawn(const struct conf *conf)
 	}
 	if (pid == 0)
 		worker_main(conf, slot);
+	stats_add_to(slot, STAT_WORKER_STARTS, 1);
 	children[slot].pid = pid;
 	children[slot].generation = generation;
 	children[slot].started_ms = now_ms();
@@ -210,7 +222,9 @@ reap(int64_t *backoff_ms)
 			if (children[i].pid != pid)
 				continue;
 			children[i].pid = 0;
+			stats_slot_left(i);
 			if (WIFSIGNALED(status) || (WIFEXITED(status) && WEXITSTATUS(status) != 0)) {
+				stats_add_to(i, STAT_WORKER_DEATHS, 1);
 				log_msg(LOG_LVL_WARN, NULL, "worker %d died (%s %d)", (int)pid,
 				    WIFSIGNALED(status) ? "signal" : "status",
 				    WIFSIGNALED(status) ? WTERMSIG(status) : WEXITSTATUS(status));
@@ -298,6 +312,10 @@ main(int argc, char *argv[])
 		return 0;
 	}
 	log_set_level(conf.log_level);
+	if (log_open("xborder-fcgi", conf.log_file) < 0) {
+		fprintf(stderr, "xborder-fcgi: log_file %s: %s\n", conf.log_file, strerror(errno));
+		return 1;
+	}
 	if (FCGX_Init() != 0) {
 		fprintf(stderr, "xborder-fcgi: FCGX_Init failed\n");
 		return 1;
@@ -319,6 +337,7 @@ main(int argc, char *argv[])
 	sigaddset(&block, SIGINT);
 	sigaddset(&block, SIGHUP);
 	sigaddset(&block, SIGCHLD);
+	sigaddset(&block, SIGUSR1);
 	sigprocmask(SIG_BLOCK, &block, NULL);
 	sigemptyset(&none);
 	memset(&sa, 0, sizeof(sa));
@@ -328,6 +347,7 @@ main(int argc, char *argv[])
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGHUP, &sa, NULL);
 	sigaction(SIGCHLD, &sa, NULL);
+	sigaction(SIGUSR1, &sa, NULL);
 	sa.sa_handler = SIG_IGN;
 	sigaction(SIGPIPE, &sa, NULL);
 
@@ -343,6 +363,13 @@ main(int argc, char *argv[])
 
 		ppoll(NULL, 0, &ts, &none);
 		now = now_ms();
+		if (got_usr1) {
+			/* logrotate moved the file: reopen ours, then the workers'. */
+			got_usr1 = 0;
+			log_reopen_request();
+			log_msg(LOG_LVL_INFO, NULL, "log file reopened");
+			signal_children(SIGUSR1, 0);
+		}
 		if (got_chld) {
 			got_chld = 0;
 			if (reap(&backoff) > 0)
@@ -380,6 +407,9 @@ main(int argc, char *argv[])
 				conf_free(&conf);
 				conf = fresh;
 				log_set_level(conf.log_level);
+				if (log_open("xborder-fcgi", conf.log_file) < 0)
+					log_msg(LOG_LVL_ERROR, NULL, "log_file %s: %s (logging to stderr)",
+					    conf.log_file, strerror(errno));
 				generation++;
 				log_msg(LOG_LVL_INFO, NULL, "reloading: rolling the workers");
 			}

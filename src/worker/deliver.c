@@ -84,15 +84,21 @@ static void
 record(struct deliveries *d, struct db *db, struct slot *s)
 {
 	int64_t n = s->claim.attempts + 1;
-	int rc;
+	int ok = s->call.status == 200 || s->call.status == 409, rc;
+	struct logline l;
 
-	if (s->call.status > 0)
-		log_msg(LOG_LVL_INFO, NULL, "webhook %s attempt %lld: HTTP %ld in %lld ms",
-		    s->claim.id, (long long)n, s->call.status,
-		    (long long)(now_ms() - s->started));
-	else
-		log_msg(LOG_LVL_INFO, NULL, "webhook %s attempt %lld: %s", s->claim.id,
-		    (long long)n, s->call.reason);
+	/* Not the endpoint's URL: it may carry a token of the integrator's. */
+	log_begin(&l, ok ? LOG_LVL_INFO : LOG_LVL_WARN, "delivery");
+	log_str(&l, "job", "webhook");
+	log_str(&l, "event_id", s->claim.id);
+	log_str(&l, "platform_id", s->claim.platform_id);
+	log_int(&l, "attempt", n);
+	log_str(&l, "outcome", ok ? "delivered" : "not_delivered");
+	log_int(&l, "http_status", s->call.status);
+	if (s->call.status <= 0)
+		log_str(&l, "error", s->call.reason);
+	log_int(&l, "dur_us", (now_ms() - s->started) * 1000);
+	log_end(&l);
 	rc = db_wh_result(db, s->claim.id, s->call.status, retry_after(d->conf, n),
 	    d->conf->webhook_retry_window);
 	if (rc != DB_OK)	/* its lease brings it back: sent again, at least once */

@@ -40,8 +40,29 @@ static volatile sig_atomic_t stop;
 static void
 on_signal(int sig)
 {
-	(void)sig;
-	stop = 1;
+	if (sig == SIGUSR1)
+		log_reopen_request();	/* logrotate moved the log file */
+	else
+		stop = 1;
+}
+
+/* One line per job run: what, which attempt, how it ended. */
+static void
+log_job(const struct job *j, const char *err, int64_t t0)
+{
+	struct logline l;
+
+	log_begin(&l, err[0] ? LOG_LVL_WARN : LOG_LVL_INFO, "job");
+	log_str(&l, "job", j->kind);
+	log_int(&l, "job_id", j->id);
+	log_str(&l, "platform_id", j->platform_id);
+	log_str(&l, "ref_id", j->ref_id);
+	log_int(&l, "attempt", j->attempts + 1);
+	log_str(&l, "outcome", err[0] ? "retry" : "done");
+	if (err[0])
+		log_str(&l, "error", err);
+	log_int(&l, "dur_us", now_us() - t0);
+	log_end(&l);
 }
 
 static void
@@ -70,6 +91,7 @@ main(int argc, char *argv[])
 	int64_t last_purge = 0, last_sweep = 0, backoff = IDLE_SLEEP_MS, t0;
 	uint64_t done = 0;
 	struct deliveries *hooks;
+	struct job job;
 	struct db *db;
 	int ch;
 
@@ -86,11 +108,16 @@ main(int argc, char *argv[])
 		return 1;
 	}
 	log_set_level(conf.log_level);
+	if (log_open("xborder-worker", conf.log_file) < 0) {
+		fprintf(stderr, "xborder-worker: log_file %s: %s\n", conf.log_file, strerror(errno));
+		return 1;
+	}
 	memset(&sa, 0, sizeof(sa));
 	sa.sa_handler = on_signal;
 	sigemptyset(&sa.sa_mask);
 	sigaction(SIGTERM, &sa, NULL);
 	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGUSR1, &sa, NULL);
 	sa.sa_handler = SIG_IGN;
 	sigaction(SIGPIPE, &sa, NULL);
 	sigaction(SIGHUP, &sa, NULL);
@@ -112,9 +139,10 @@ main(int argc, char *argv[])
 		backoff = IDLE_SLEEP_MS;
 		deliver_pump(hooks, db, 1);
 		err[0] = '\0';
-		rc = db_job_run_one(db, settle_run, NULL, err, sizeof(err));
-		if (err[0] != '\0')
-			log_msg(LOG_LVL_WARN, NULL, "%s", err);
+		t0 = now_us();
+		rc = db_job_run_one(db, settle_run, NULL, &job, err, sizeof(err));
+		if (rc > 0)
+			log_job(&job, err, t0);
 		if (rc < 0) {
 			log_msg(LOG_LVL_ERROR, NULL, "job loop: database failure %d", rc);
 			db_handle_reset();

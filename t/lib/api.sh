@@ -73,6 +73,16 @@ use_root() {
     use_creds "$XB_CLIENT_ID" "$XB_CLIENT_SECRET"
 }
 
+# wait_for CONDITION-COMMAND SECONDS: polls (eval) until the command
+# succeeds; non-zero when SECONDS pass first.
+wait_for() {
+    local deadline=$((SECONDS + $2))
+    until eval "$1"; do
+        ((SECONDS >= deadline)) && return 1
+        sleep 0.1
+    done
+}
+
 # uuid4: a random lowercase UUIDv4.
 uuid4() {
     cat /proc/sys/kernel/random/uuid

@@ -414,3 +414,17 @@ Test(wh_http, tls_failure)
 	cr_expect_str_eq(c.reason, "TLS failure");
 	wh_call_free(&c);
 }
+
+Test(netguard, loopback_text)
+{
+	static const char *const yes[] = { "127.0.0.1", "127.255.0.9", "::1",
+	    "::ffff:127.0.0.1", "0:0:0:0:0:0:0:1" };
+	static const char *const no[] = { "10.0.0.1", "128.0.0.1", "::2", "::ffff:10.0.0.1",
+	    "::127.0.0.1", "fe80::1", "1.2.3.4", "", "localhost", "127.0.0.1 ", "127.1.2" };
+
+	for (size_t i = 0; i < sizeof(yes) / sizeof(yes[0]); i++)
+		cr_expect_eq(netguard_loopback_text(yes[i]), 1, "%s is loopback", yes[i]);
+	for (size_t i = 0; i < sizeof(no) / sizeof(no[0]); i++)
+		cr_expect_eq(netguard_loopback_text(no[i]), 0, "%s is not loopback", no[i]);
+	cr_expect_eq(netguard_loopback_text(NULL), 0);
+}

@@ -99,3 +99,37 @@ Test(stats, refuses_other_files)
 	cr_assert_eq(errno, EINVAL);
 	cr_assert_eq(stats_read("/nonexistent/xb-stats", sums), -1);
 }
+
+Test(stats, slots_one_by_one)
+{
+	struct stats_worker *w;
+	size_t n;
+	pid_t pid;
+	int status;
+
+	cr_assert_eq(stats_create(path, 4), 0);
+	stats_add_to(2, STAT_WORKER_STARTS, 1);
+	cr_assert_geq(pid = fork(), 0);
+	if (pid == 0) {
+		stats_use_slot(2);
+		stats_add(STAT_STATUS_4XX, 3);
+		_exit(0);
+	}
+	cr_assert_eq(waitpid(pid, &status, 0), pid);
+	cr_assert_eq(stats_read_workers(path, &w, &n), 0);
+	cr_assert_eq(n, 4);
+	cr_expect_eq(w[2].pid, (uint64_t)pid, "the slot names its worker");
+	cr_expect_eq(w[2].v[STAT_STATUS_4XX], 3);
+	cr_expect_eq(w[2].v[STAT_WORKER_STARTS], 1);
+	cr_expect_eq(w[1].pid, 0);
+	cr_expect_eq(w[1].v[STAT_STATUS_4XX], 0);
+	free(w);
+	/* The master reaps it: the slot no longer names a worker. */
+	stats_slot_left(2);
+	stats_add_to(2, STAT_WORKER_DEATHS, 1);
+	cr_assert_eq(stats_read_workers(path, &w, &n), 0);
+	cr_expect_eq(w[2].pid, 0);
+	cr_expect_eq(w[2].v[STAT_WORKER_DEATHS], 1);
+	cr_expect_eq(w[2].v[STAT_STATUS_4XX], 3, "counters outlive the worker");
+	free(w);
+}
