@@ -164,6 +164,23 @@ db_handle_reset(void)
 }
 
 const char *
+db_rc_name(int rc)
+{
+	switch (rc) {
+	case DB_OK: return "ok";
+	case DB_NOT_FOUND: return "not found";
+	case DB_INSUFFICIENT: return "insufficient balance";
+	case DB_GONE: return "deleted";
+	case DB_CONFLICT: return "conflict";
+	case DB_LIMIT: return "balance limit";
+	case DB_UNAVAILABLE: return "database unavailable";
+	case DB_RETRY: return "deadlock or lock wait, retries exhausted";
+	case DB_DUPLICATE: return "duplicate key";
+	default: return "database error";
+	}
+}
+
+const char *
 db_error(struct db *db)
 {
 	return db->err;

@@ -625,50 +625,59 @@ db_transfer_out(struct db *db, const char *platform, const struct transfer *t,
 struct job_args {
 	int		(*run)(struct db *, const struct job *, void *);
 	void		*arg;
-	struct job	 job;
-	int		 claimed;
-	int		 run_rc;
+	struct job	*job;
+	size_t		 limit;		/* how many to claim */
+	size_t		 claimed;
+	size_t		 failed;	/* the job that failed, when one did */
 };
 
+/*
+ * Claims up to j->limit due jobs (oldest first, skipping those another
+ * worker holds), runs each and marks each done, all in the caller's
+ * transaction: one commit for the batch.
+ */
 static int
 job_tx(struct db *db, void *arg)
 {
 	static const char claim[] =
 	    "SELECT id, kind, ref_id, platform_id, attempts FROM jobs"
 	    " WHERE done_at IS NULL AND run_at <= UTC_TIMESTAMP(3)"
-	    " ORDER BY run_at LIMIT 1 FOR UPDATE SKIP LOCKED";
+	    " ORDER BY run_at LIMIT ? FOR UPDATE SKIP LOCKED";
 	static const char done[] =
 	    "UPDATE jobs SET done_at = UTC_TIMESTAMP(3), attempts = attempts + 1 WHERE id = ?";
 	struct job_args *j = arg;
+	struct db_val a[] = { DBI(j->limit) };
 	struct db_rows r;
 	int rc;
 
 	j->claimed = 0;
-	if ((rc = db_query(db, claim, NULL, 0, &r)) != DB_OK)
+	if ((rc = db_query(db, claim, a, NARGS(a), &r)) != DB_OK)
 		return rc;
-	if (r.nrows == 0) {
-		db_rows_free(&r);
-		return DB_OK;
-	}
-	j->claimed = 1;
-	j->job.id = db_cell_i64(&r, 0, 0);
-	copy(j->job.kind, sizeof(j->job.kind), db_cell(&r, 0, 1));
-	copy(j->job.ref_id, sizeof(j->job.ref_id), db_cell(&r, 0, 2));
-	copy(j->job.platform_id, sizeof(j->job.platform_id), db_cell(&r, 0, 3));
-	j->job.attempts = db_cell_i64(&r, 0, 4);
-	db_rows_free(&r);
-	if ((j->run_rc = j->run(db, &j->job, j->arg)) != DB_OK)
-		return j->run_rc;
-	{
-		struct db_val a[] = { DBI(j->job.id) };
+	for (size_t i = 0; i < r.nrows && i < j->limit; i++) {
+		struct job *x = &j->job[i];
 
-		return db_exec(db, done, a, NARGS(a), NULL);
+		x->id = db_cell_i64(&r, i, 0);
+		copy(x->kind, sizeof(x->kind), db_cell(&r, i, 1));
+		copy(x->ref_id, sizeof(x->ref_id), db_cell(&r, i, 2));
+		copy(x->platform_id, sizeof(x->platform_id), db_cell(&r, i, 3));
+		x->attempts = db_cell_i64(&r, i, 4);
+		j->claimed++;
 	}
+	db_rows_free(&r);
+	for (size_t i = 0; i < j->claimed; i++) {
+		struct db_val d[] = { DBI(j->job[i].id) };
+
+		j->failed = i;
+		if ((rc = j->run(db, &j->job[i], j->arg)) != DB_OK ||
+		    (rc = db_exec(db, done, d, NARGS(d), NULL)) != DB_OK)
+			return rc;
+	}
+	return DB_OK;
 }
 
 int
-db_job_run_one(struct db *db, int (*run)(struct db *, const struct job *, void *),
-    void *arg, struct job *ran, char *err, size_t errlen)
+db_job_run(struct db *db, int (*run)(struct db *, const struct job *, void *),
+    void *arg, struct job *ran, size_t max, char *err, size_t errlen)
 {
 	/* Backoff doubles from one second up to five minutes. */
 	static const char retry[] =
@@ -678,22 +687,41 @@ db_job_run_one(struct db *db, int (*run)(struct db *, const struct job *, void *
 	struct job_args j;
 	int rc;
 
+	err[0] = '\0';
 	memset(&j, 0, sizeof(j));
 	j.run = run;
 	j.arg = arg;
+	j.job = ran;
+	j.limit = max > 0 ? max : 1;
 	rc = db_transact(db, job_tx, &j);
-	if (j.claimed && ran != NULL)
-		*ran = j.job;
 	if (rc == DB_OK)
-		return j.claimed;
-	if (rc == DB_UNAVAILABLE || !j.claimed)
+		return (int)j.claimed;
+	if (rc == DB_UNAVAILABLE || j.claimed == 0)
 		return rc < 0 ? rc : DB_ERR;
-	snprintf(err, errlen, "%d %s", rc, db_error(db));
+	if (j.claimed > 1) {
+		/*
+		 * One job of the batch failed, and the batch with it: run again
+		 * the ones before it (they succeeded), or, when it was the first,
+		 * that one alone, to reschedule it; the rest come again in the
+		 * next batch.
+		 */
+		j.limit = j.failed > 0 ? j.failed : 1;
+		if ((rc = db_transact(db, job_tx, &j)) == DB_OK)
+			return (int)j.claimed;
+		if (rc == DB_UNAVAILABLE || j.claimed == 0)
+			return rc < 0 ? rc : DB_ERR;
+	}
+	snprintf(err, errlen, "%s%s%s", db_rc_name(rc), rc < 0 ? ": " : "",
+	    rc < 0 ? db_error(db) : "");
 	{
-		char msg[256];
-		struct db_val a[] = { DBS(msg), DBI(j.job.id) };
+		char msg[256];	/* last_error is VARCHAR(255) */
+		struct db_val a[2];
 
-		snprintf(msg, sizeof(msg), "rc %d: %s", rc, db_error(db));
+		/* The text first: DBS() takes its length when it is evaluated. */
+		snprintf(msg, sizeof(msg), "%s", err);
+		a[0] = DBS(msg);
+		a[1] = DBI(ran[0].id);
+
 		if (db_exec(db, retry, a, NARGS(a), NULL) != DB_OK)
 			return DB_ERR;
 	}

@@ -30,7 +30,7 @@ for f in xborder-fcgi.log xborder-worker.log; do
         my %route = map { $_ => 1 } split / /, $ENV{ROUTES};
         $route{"-"} = 1;
         my $secret = $ENV{SECRET};
-        my %numeric = map { $_ => 1 } qw(pid status dur_us db_us db_statements attempt
+        my %numeric = map { $_ => 1 } qw(pid status dur_us db_us db_statements attempt batch
             job_id http_status dropped_fields);
         my %need = (
             request  => [qw(request_id platform_id token_id method route status code

@@ -164,6 +164,9 @@ uint64_t db_retries(void);
 /* A trivial round trip; DB_OK when the server answers. */
 int db_ping(struct db *db);
 
+/* What a db_rc means, in words (for logs). */
+const char *db_rc_name(int rc);
+
 /* Text of the last error of this connection (for logs). */
 const char *db_error(struct db *db);
 

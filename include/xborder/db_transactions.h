@@ -130,16 +130,16 @@ struct job {
 };
 
 /*
- * Runs one due job, if any: inside one transaction it claims the job
- * (FOR UPDATE SKIP LOCKED), calls run(db, job, arg) and, when run returns
- * DB_OK, marks the job done and commits.  When run fails the transaction
- * is rolled back and the job is rescheduled with backoff in a second one.
- * Returns 1 when a job ran (*ran, when not NULL, is the job as claimed;
- * err is empty when it succeeded, else why it failed), 0 when none was
- * due, < 0 on a database failure.
+ * Runs due jobs, up to max of them in one transaction (one commit for
+ * all): claims them (oldest first, FOR UPDATE SKIP LOCKED), calls run(db,
+ * job, arg) for each and marks each done.  When one fails the batch rolls
+ * back and the oldest job runs alone; if it fails alone it is rescheduled
+ * with backoff in a second transaction and err says why (else err is
+ * empty).  Returns how many jobs ran (ran[0..n-1], as claimed; 0: none
+ * was due), or < 0 on a database failure.
  */
-int db_job_run_one(struct db *db, int (*run)(struct db *, const struct job *, void *),
-    void *arg, struct job *ran, char *err, size_t errlen);
+int db_job_run(struct db *db, int (*run)(struct db *, const struct job *, void *),
+    void *arg, struct job *ran, size_t max, char *err, size_t errlen);
 
 /* Queues a job to run after delay_ms (inside the caller's transaction). */
 int db_job_add(struct db *db, const char *kind, const char *ref_id, const char *platform,

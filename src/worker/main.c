@@ -34,6 +34,8 @@
 #define IDLE_SLEEP_MS 100
 #define SWEEP_EVERY_MS 1000	/* quote expiry */
 #define PURGE_EVERY_MS 60000
+/* Due jobs run in one transaction, so that one commit (fsync) covers them. */
+#define JOB_BATCH 16
 
 static volatile sig_atomic_t stop;
 
@@ -46,9 +48,12 @@ on_signal(int sig)
 		stop = 1;
 }
 
-/* One line per job run: what, which attempt, how it ended. */
+/*
+ * One line per job run: what, which attempt, how it ended; dur_us is the
+ * batch's time shared out, batch how many jobs its transaction ran.
+ */
 static void
-log_job(const struct job *j, const char *err, int64_t t0)
+log_job(const struct job *j, const char *err, int64_t t0, int batch)
 {
 	struct logline l;
 
@@ -61,7 +66,8 @@ log_job(const struct job *j, const char *err, int64_t t0)
 	log_str(&l, "outcome", err[0] ? "retry" : "done");
 	if (err[0])
 		log_str(&l, "error", err);
-	log_int(&l, "dur_us", now_us() - t0);
+	log_int(&l, "batch", batch);
+	log_int(&l, "dur_us", (now_us() - t0) / batch);
 	log_end(&l);
 }
 
@@ -91,7 +97,7 @@ main(int argc, char *argv[])
 	int64_t last_purge = 0, last_sweep = 0, backoff = IDLE_SLEEP_MS, t0;
 	uint64_t done = 0;
 	struct deliveries *hooks;
-	struct job job;
+	struct job jobs[JOB_BATCH];
 	struct db *db;
 	int ch;
 
@@ -138,11 +144,10 @@ main(int argc, char *argv[])
 		}
 		backoff = IDLE_SLEEP_MS;
 		deliver_pump(hooks, db, 1);
-		err[0] = '\0';
 		t0 = now_us();
-		rc = db_job_run_one(db, settle_run, NULL, &job, err, sizeof(err));
-		if (rc > 0)
-			log_job(&job, err, t0);
+		rc = db_job_run(db, settle_run, NULL, jobs, JOB_BATCH, err, sizeof(err));
+		for (int i = 0; i < rc; i++)
+			log_job(&jobs[i], err, t0, rc);
 		if (rc < 0) {
 			log_msg(LOG_LVL_ERROR, NULL, "job loop: database failure %d", rc);
 			db_handle_reset();
@@ -150,7 +155,7 @@ main(int argc, char *argv[])
 			continue;
 		}
 		if (rc > 0) {
-			done++;
+			done += (uint64_t)rc;
 			continue;	/* more may be due: no sleep */
 		}
 		if (now_ms() - last_sweep > SWEEP_EVERY_MS) {
