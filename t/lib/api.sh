@@ -98,10 +98,13 @@ b64() {
     printf '%s' "$1" | base64 -w0
 }
 
-# header NAME: the value of a response header of the last call (all
-# occurrences joined with ", "); empty when absent.
-header() {
-    local want=${1,,} line name value out= n=0
+# header_to VAR NAME: sets VAR to the value of a response header of the
+# last call (all occurrences joined with ", "); empty when absent.  No
+# subshell: the helpers below call it for every response.
+header_to() {
+    local -n _h_out=$1
+    local want=${2,,} line name value n=0
+    _h_out=
     while IFS= read -r line; do
         [[ $line == *:* ]] || continue
         name=${line%%:*}
@@ -109,9 +112,24 @@ header() {
         value=${line#*:}
         value=${value#"${value%%[![:space:]]*}"}
         value=${value%"${value##*[![:space:]]}"}
-        if ((n++)); then out+=", $value"; else out=$value; fi
+        if ((n++)); then _h_out+=", $value"; else _h_out=$value; fi
     done <<<"$HEADERS"
-    printf '%s' "$out"
+}
+
+# header NAME: header_to, printed.
+header() {
+    local v
+    header_to v "$1"
+    printf '%s' "$v"
+}
+
+# _api_read VAR FILE: VAR gets FILE's contents without the trailing
+# newlines, as $(<FILE) would, without a subshell.
+_api_read() {
+    local -n _r_out=$1
+    _r_out=
+    IFS= read -r -d '' _r_out <"$2" || true
+    while [[ $_r_out == *$'\n' ]]; do _r_out=${_r_out%$'\n'}; done
 }
 
 # _api_curl: the one place that talks HTTP.  Arguments as for api().
@@ -147,7 +165,8 @@ _api_curl() {
     local -a args=(-sS -k -g -X "$method" -o "$_API_TMP/body" -D "$_API_TMP/headers"
         -w '%{http_code}' --max-time 30 -H 'Expect:')
     case $auth in
-        creds) args+=(-H "Authorization: Basic $(b64 "$id:$secret")") ;;
+        # curl writes "Authorization: Basic base64(id:secret)" itself.
+        creds) args+=(--basic -u "$id:$secret") ;;
         raw) args+=(-H "Authorization: $authz") ;;
         none) ;;
     esac
@@ -168,15 +187,22 @@ _api_curl() {
         args+=(-H "Content-Type: $ctype")
     fi
 
-    rm -f "$_API_TMP/body" "$_API_TMP/headers"
+    : >"$_API_TMP/body"; : >"$_API_TMP/headers"    # no fork: an empty file is no answer
     STATUS=$(curl "${args[@]}" "$@" "$XB_BASE_URL$path" 2>"$_API_TMP/curl.err")
     [[ $STATUS =~ ^[0-9]{3}$ ]] || STATUS=000
     BODY=
-    [[ -f $_API_TMP/body ]] && BODY=$(<"$_API_TMP/body")
+    _api_read BODY "$_API_TMP/body"
     HEADERS=
-    if [[ -f $_API_TMP/headers ]]; then
-        # Keep only the last header block (after any 1xx interim answers).
-        HEADERS=$(tr -d '\r' <"$_API_TMP/headers" | awk '/^HTTP\//{b=""} {b=b $0 "\n"} END{printf "%s", b}')
+    if [[ -s $_API_TMP/headers ]]; then
+        # Keep only the last header block (after any 1xx interim answers),
+        # without the CRs.
+        local line
+        while IFS= read -r line || [[ -n $line ]]; do
+            line=${line//$'\r'/}
+            [[ $line == HTTP/* ]] && HEADERS=
+            HEADERS+=$line$'\n'
+        done <"$_API_TMP/headers"
+        while [[ $HEADERS == *$'\n' ]]; do HEADERS=${HEADERS%$'\n'}; done
     fi
 }
 
@@ -186,13 +212,13 @@ _api_check_common() {
     if [[ $STATUS == 000 ]]; then
         problems+=("no HTTP response: $(<"$_API_TMP/curl.err")")
     else
-        v=$(header Content-Type)
+        header_to v Content-Type
         [[ $v =~ ^application/json[[:space:]]*(\;.*)?$ ]] || problems+=("Content-Type is '$v'")
-        v=$(header Cache-Control)
+        header_to v Cache-Control
         [[ $v == no-store ]] || problems+=("Cache-Control is '$v'")
-        v=$(header X-Request-Id)
+        header_to v X-Request-Id
         [[ -n $v && $v != *,* ]] || problems+=("X-Request-Id is '$v'")
-        v=$(header X-Api-Version)
+        header_to v X-Api-Version
         [[ $v == "$API_VERSION" ]] || problems+=("X-Api-Version is '$v'")
         jq -e 'type == "object"' <<<"$BODY" >/dev/null 2>&1 || problems+=("body is not a JSON object")
     fi
