@@ -6,7 +6,9 @@
 // writes that port to --port-file.  t/lib/oas.sh asks it about every
 // response a suite receives:
 //
-//   POST /check    {"method", "path", "status", "body", "headers"}
+//   POST /check    {"method", "path", "status", "body", "headers"}, or the
+//                  same framed (Content-Type application/x-xb-check, see
+//                  framed())
 //                  path as requested (query string allowed), status a
 //                  number, body the raw response body, headers the raw
 //                  response header block.  Answers text/plain: a first
@@ -411,6 +413,33 @@ function shutdown(code) {
 
 // --- the server ---------------------------------------------------------------
 
+// The framed form of a check (what t/lib/oas.sh sends, so that it needs no
+// jq to build JSON): four lines (method, status, the byte lengths of the
+// path and of the header block), then the path, the header block and the
+// body, as raw bytes.
+function framed(raw) {
+  const head = [];
+  let at = 0;
+  for (let i = 0; i < 4; i++) {
+    const nl = raw.indexOf(10, at);
+    if (nl < 0) throw new Error('framed check: short header');
+    head.push(raw.subarray(at, nl).toString('latin1'));
+    at = nl + 1;
+  }
+  const [method, status, plen, hlen] = head;
+  const pl = Number(plen), hl = Number(hlen);
+  if (!Number.isInteger(pl) || !Number.isInteger(hl) || at + pl + hl > raw.length) {
+    throw new Error('framed check: bad lengths');
+  }
+  return {
+    method,
+    status: Number(status),
+    path: raw.subarray(at, at + pl).toString('utf8'),
+    headers: raw.subarray(at + pl, at + pl + hl).toString('utf8'),
+    body: raw.subarray(at + pl + hl).toString('utf8'),
+  };
+}
+
 const server = createServer((req, res) => {
   const chunks = [];
   req.on('data', (c) => chunks.push(c));
@@ -421,7 +450,9 @@ const server = createServer((req, res) => {
     };
     try {
       if (req.method === 'POST' && req.url === '/check') {
-        const r = check(JSON.parse(Buffer.concat(chunks).toString('utf8')));
+        const raw = Buffer.concat(chunks);
+        const r = check(/x-xb-check/.test(req.headers['content-type'] || '')
+          ? framed(raw) : JSON.parse(raw.toString('utf8')));
         if (!r.ok && failedSamples.length < 50) failedSamples.push({ key: r.key, problems: r.problems });
         send(200, 'text/plain; charset=utf-8', [`${r.ok ? 'ok' : 'not ok'} ${r.key}`, ...r.problems].join('\n') + '\n');
       } else if (req.method === 'GET' && req.url === '/summary') {

@@ -107,13 +107,13 @@ oas_check() {
         return 1
     fi
     _oas_tmp || { fail "$name"; diag "    no temporary directory"; return 1; }
-    printf '%s' "$BODY" >"$_OAS_TMP/body"
-    printf '%s' "$HEADERS" >"$_OAS_TMP/headers"
-    out=$(jq -cn --arg m "$method" --arg p "$path" --arg s "$STATUS" \
-        --rawfile b "$_OAS_TMP/body" --rawfile h "$_OAS_TMP/headers" \
-        '{method: $m, path: $p, status: ($s | tonumber), body: $b, headers: $h}' |
-        curl -sS --max-time 30 -H 'Content-Type: application/json' \
-            --data-binary @- "$_OAS_URL/check" 2>&1)
+    # Framed for oas-validate.mjs (no jq): method, status, the byte lengths
+    # of path and headers, then path, headers and body.
+    local LC_ALL=C
+    printf '%s\n%s\n%s\n%s\n%s%s%s' "$method" "$STATUS" "${#path}" "${#HEADERS}" \
+        "$path" "$HEADERS" "$BODY" >"$_OAS_TMP/check"
+    out=$(curl -sS --max-time 30 -H 'Content-Type: application/x-xb-check' \
+        --data-binary @"$_OAS_TMP/check" "$_OAS_URL/check" 2>&1)
     verdict=${out%%$'\n'*}
     case $verdict in
     'ok '*)
