@@ -343,6 +343,25 @@ run_idempotent(struct req *req)
 }
 
 /*
+ * Runs the handler of a request without Idempotency-Key.  The fault points
+ * after it mirror those of idempotent_attempt() for tests: the worker
+ * dies after the handler committed (nginx answers 503), or the answer is
+ * lost as if the connection dropped as the commit returned (503).
+ */
+static void
+run_plain(struct req *req)
+{
+	req->route->handler(req);
+	if (req->status >= 500)
+		return;
+	fault_point("kill-after-commit");
+	if (fault_point("lose-commit")) {
+		resp_reset(req);
+		req_db_fail(req, DB_UNAVAILABLE);
+	}
+}
+
+/*
  * Counts the answer before it is sent, so that whoever reads the counters
  * after receiving it finds it counted (no answer yet: resp_send makes a 500).
  */
@@ -406,10 +425,12 @@ req_dispatch(struct req *req)
 
 	db_tally_take(&ignore[0], &ignore[1]);	/* this request's costs from now */
 	if (pre_handler(req) == 0) {
+		/* From here a POST may act: resp_retry_advice() needs to know. */
+		req->handler_started = 1;
 		if (req->method == M_POST && req->idempotency_key != NULL)
 			run_idempotent(req);
 		else
-			req->route->handler(req);
+			run_plain(req);
 	}
 	http_drain(req);
 	count_answer(req);

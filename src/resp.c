@@ -1,14 +1,16 @@
 /*
  * resp.c: the response writer and the error envelope.  Every response of
  * the service passes through resp_render(), so the common headers
- * (Content-Type, Cache-Control, X-Request-Id, X-Api-Version) are set in
- * exactly one place.
+ * (Content-Type, Cache-Control, X-Request-Id, X-Api-Version) and the
+ * retry advice of every error (x-should-retry, with Retry-After when it
+ * says true) are set in exactly one place.
  */
 #include "config.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include <fcgiapp.h>
 
@@ -17,6 +19,14 @@
 #include "xborder/util.h"
 
 #define API_VERSION "2026-04-08"
+
+/*
+ * Retry-After (seconds) of an answer that advises a retry and names no
+ * time of its own: 503 as the database's unavailable() does, anything
+ * else (409 IDEMPOTENCY_KEY_IN_USE, 500) a second.
+ */
+#define RETRY_AFTER_UNAVAILABLE	"5"
+#define RETRY_AFTER_DEFAULT	"1"
 
 void
 resp_json(struct req *req, int status, json_object *body)
@@ -94,31 +104,95 @@ resp_reason(int status)
 	}
 }
 
+/* The code of the error envelope in the response, or "". */
+static const char *
+error_code(const struct req *req)
+{
+	json_object *c;
+
+	if (req->out == NULL || !json_object_object_get_ex(req->out, "code", &c) ||
+	    !json_object_is_type(c, json_type_string))
+		return "";
+	return json_object_get_string(c);
+}
+
+enum resp_retry
+resp_retry_advice(const struct req *req)
+{
+	if (req->status < 400)
+		return RESP_RETRY_NONE;
+	if (req->status == 408 || req->status == 429)
+		return RESP_RETRY_YES;
+	if (req->status == 409)
+		return strcmp(error_code(req), "IDEMPOTENCY_KEY_IN_USE") == 0 ?
+		    RESP_RETRY_YES : RESP_RETRY_NO;
+	if (req->status < 500)
+		return RESP_RETRY_NO;
+	/*
+	 * A POST without Idempotency-Key that reached its handler may have
+	 * committed before it failed (the commit's answer lost with the
+	 * connection): a repeat could do it twice.  With a key a repeat
+	 * replays the committed answer or runs once; before the handler
+	 * nothing was done; every PATCH and DELETE of the API sets a state,
+	 * so a repeat leaves the same state.
+	 */
+	if (req->method == M_POST && req->idempotency_key == NULL &&
+	    req->handler_started)
+		return RESP_RETRY_NO;
+	return RESP_RETRY_YES;
+}
+
+/* Appends one formatted header line to buf (of size cap) at *len; capped. */
+static void
+head_add(char *buf, size_t cap, size_t *len, const char *name, const char *value)
+{
+	int n;
+
+	if (*len >= cap)
+		return;
+	n = snprintf(buf + *len, cap - *len, "%s: %s\r\n", name, value);
+	if (n > 0)
+		*len += (size_t)n;
+	if (*len > cap)
+		*len = cap;
+}
+
 char *
 resp_render(const struct req *req, size_t *lenp)
 {
 	const char *body;
-	char *out, head[2048];
-	size_t hl, bl;
-	int n;
+	char *out, head[2048], status[64];
+	enum resp_retry advice = resp_retry_advice(req);
+	int has_retry_after = 0;
+	size_t hl = 0, bl;
 
 	body = req->out != NULL ? json_object_to_json_string_ext(req->out,
 	    JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE) : "{}";
 	bl = strlen(body);
-	n = snprintf(head, sizeof(head),
-	    "Status: %d %s\r\n"
-	    "Content-Type: application/json\r\n"
-	    "Cache-Control: no-store\r\n"
-	    "X-Request-Id: %s\r\n"
-	    "X-Api-Version: " API_VERSION "\r\n"
-	    "Content-Length: %zu\r\n",
-	    req->status, resp_reason(req->status), req->id, bl);
-	hl = (size_t)n;
-	for (size_t i = 0; i < req->nhdr && hl < sizeof(head); i++) {
-		n = snprintf(head + hl, sizeof(head) - hl, "%s: %s\r\n",
-		    req->hdr[i].name, req->hdr[i].value);
-		hl += (size_t)n;
+	snprintf(status, sizeof(status), "%d %s", req->status, resp_reason(req->status));
+	head_add(head, sizeof(head), &hl, "Status", status);
+	head_add(head, sizeof(head), &hl, "Content-Type", "application/json");
+	head_add(head, sizeof(head), &hl, "Cache-Control", "no-store");
+	head_add(head, sizeof(head), &hl, "X-Request-Id", req->id);
+	head_add(head, sizeof(head), &hl, "X-Api-Version", API_VERSION);
+	snprintf(status, sizeof(status), "%zu", bl);
+	head_add(head, sizeof(head), &hl, "Content-Length", status);
+	if (advice != RESP_RETRY_NONE)
+		head_add(head, sizeof(head), &hl, "x-should-retry",
+		    advice == RESP_RETRY_YES ? "true" : "false");
+	for (size_t i = 0; i < req->nhdr; i++) {
+		if (strcasecmp(req->hdr[i].name, "Retry-After") == 0) {
+			/* Advice not to retry goes without a time to retry at. */
+			if (advice == RESP_RETRY_NO)
+				continue;
+			has_retry_after = 1;
+		}
+		head_add(head, sizeof(head), &hl, req->hdr[i].name, req->hdr[i].value);
 	}
+	/* Advice to retry always says when: the handler's time, else ours. */
+	if (advice == RESP_RETRY_YES && !has_retry_after)
+		head_add(head, sizeof(head), &hl, "Retry-After",
+		    req->status == 503 ? RETRY_AFTER_UNAVAILABLE : RETRY_AFTER_DEFAULT);
 	if (hl > sizeof(head) - 3)
 		hl = sizeof(head) - 3;
 	memcpy(head + hl, "\r\n", 3);

@@ -45,6 +45,7 @@ struct req {
 	/* Routing. */
 	const struct route_def	*route;
 	struct route_match	 match;
+	int			 handler_started;	/* may have acted */
 
 	/* The authenticated caller. */
 	char			 platform_id[37];

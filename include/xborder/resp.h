@@ -29,12 +29,31 @@ void resp_reset(struct req *req);
 /* Adds a response header (name and value are copied; silently capped). */
 void resp_header(struct req *req, const char *name, const char *value);
 
+/* The retry advice of a response: what its x-should-retry header says. */
+enum resp_retry { RESP_RETRY_NONE, RESP_RETRY_NO, RESP_RETRY_YES };
+
+/*
+ * Decides the retry advice of the response built so far, for clients
+ * (generated SDKs among them) that retry 408, 409, 429 and 5xx unless
+ * x-should-retry says otherwise (xborder-api(7), Retries):
+ *   NONE  below 400: no advice;
+ *   YES   408, 429, 409 IDEMPOTENCY_KEY_IN_USE, and 5xx unless NO below:
+ *         the same request may succeed later and repeating it is safe;
+ *   NO    every other 4xx (a repeat gets the same answer), and a 5xx to a
+ *         POST without Idempotency-Key once its handler started (it may
+ *         have committed; a repeat could act twice).
+ * resp_render() writes it: x-should-retry true with Retry-After (the
+ * handler's, else a default), false without Retry-After, nothing on NONE.
+ */
+enum resp_retry resp_retry_advice(const struct req *req);
+
 /* The reason phrase of an HTTP status. */
 const char *resp_reason(int status);
 
 /*
- * Serialises the response (status line, the common headers, the extra
- * headers and the JSON body) into a new string; caller frees.
+ * Serialises the response (status line, the common headers, the retry
+ * advice, the extra headers and the JSON body) into a new string; caller
+ * frees.
  */
 char *resp_render(const struct req *req, size_t *len);
 

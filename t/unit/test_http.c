@@ -1,9 +1,14 @@
-/* Unit tests of the parse stage: query strings, media types, JSON bodies. */
+/*
+ * Unit tests of the parse stage (query strings, media types, JSON bodies)
+ * and of what the response writer adds to every answer (the retry advice).
+ */
 #include <criterion/criterion.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "xborder/http.h"
 #include "xborder/req.h"
+#include "xborder/resp.h"
 
 Test(http, query_parse_and_get)
 {
@@ -158,4 +163,136 @@ Test(http, json_accepts_standard)
 		cr_assert_not_null(o, "rejected %s", good[i]);
 		json_object_put(o);
 	}
+}
+
+/* ---- the retry advice of resp_render() ---- */
+
+/*
+ * Renders an answer of status with error code (NULL: a plain body) to a
+ * request of method, with or without Idempotency-Key, whose handler did
+ * or did not start, after the extra header hname: hvalue (NULL: none).
+ * Returns the rendered text; caller frees.
+ */
+static char *
+render(enum http_method method, const char *key, int started, int status,
+    const char *code, const char *hname, const char *hvalue)
+{
+	struct req req;
+	size_t len;
+	char *text;
+
+	memset(&req, 0, sizeof(req));
+	req.method = method;
+	req.idempotency_key = key;
+	req.handler_started = started;
+	if (hname != NULL)
+		resp_header(&req, hname, hvalue);
+	if (code != NULL)
+		resp_error(&req, status, code, "m", NULL);
+	else
+		resp_json(&req, status, json_object_new_object());
+	text = resp_render(&req, &len);
+	cr_assert_eq(strlen(text), len);
+	if (req.out != NULL)
+		json_object_put(req.out);
+	return text;
+}
+
+/* The head of a rendered answer holds line (with its CRLF), or not. */
+static void
+head_has(const char *text, const char *line, int want)
+{
+	const char *end = strstr(text, "\r\n\r\n");
+	const char *at = strstr(text, line);
+
+	cr_assert_not_null(end);
+	cr_assert_eq(at != NULL && at < end, want, "%s %s in:\n%s", line,
+	    want ? "missing" : "present", text);
+}
+
+Test(resp, retry_advice_none_below_400)
+{
+	char *t = render(M_POST, NULL, 1, 201, NULL, NULL, NULL);
+
+	head_has(t, "x-should-retry:", 0);
+	head_has(t, "Retry-After:", 0);
+	free(t);
+}
+
+Test(resp, retry_advice_false_on_final_4xx)
+{
+	static const struct { int status; const char *code; } c[] = {
+		{ 400, "INVALID_REQUEST" }, { 401, "UNAUTHORIZED" }, { 403, "FORBIDDEN" },
+		{ 404, "NOT_FOUND" }, { 405, "METHOD_NOT_ALLOWED" },
+		{ 409, "IDEMPOTENCY_KEY_REUSED" }, { 409, "INSUFFICIENT_FUNDS" },
+		{ 410, "GONE" }, { 413, "PAYLOAD_TOO_LARGE" },
+		{ 415, "UNSUPPORTED_MEDIA_TYPE" },
+	};
+
+	for (size_t i = 0; i < sizeof(c) / sizeof(c[0]); i++) {
+		char *t = render(M_GET, NULL, 1, c[i].status, c[i].code, NULL, NULL);
+
+		head_has(t, "\r\nx-should-retry: false\r\n", 1);
+		head_has(t, "Retry-After:", 0);
+		free(t);
+	}
+}
+
+Test(resp, retry_advice_true_with_retry_after)
+{
+	char *t;
+
+	/* 409 IDEMPOTENCY_KEY_IN_USE: a default Retry-After of 1 s. */
+	t = render(M_POST, "k", 1, 409, "IDEMPOTENCY_KEY_IN_USE", NULL, NULL);
+	head_has(t, "\r\nx-should-retry: true\r\n", 1);
+	head_has(t, "\r\nRetry-After: 1\r\n", 1);
+	free(t);
+	/* 429: the handler's Retry-After, once. */
+	t = render(M_GET, NULL, 0, 429, "RATE_LIMITED", "Retry-After", "42");
+	head_has(t, "\r\nx-should-retry: true\r\n", 1);
+	head_has(t, "\r\nRetry-After: 42\r\n", 1);
+	cr_assert_null(strstr(strstr(t, "Retry-After: 42") + 1, "Retry-After"));
+	free(t);
+	/* 503 without a time of its own: 5 s. */
+	t = render(M_GET, NULL, 1, 503, "SERVICE_UNAVAILABLE", NULL, NULL);
+	head_has(t, "\r\nx-should-retry: true\r\n", 1);
+	head_has(t, "\r\nRetry-After: 5\r\n", 1);
+	free(t);
+	/* 500 to a GET: 1 s. */
+	t = render(M_GET, NULL, 1, 500, "INTERNAL_ERROR", NULL, NULL);
+	head_has(t, "\r\nx-should-retry: true\r\n", 1);
+	head_has(t, "\r\nRetry-After: 1\r\n", 1);
+	free(t);
+}
+
+Test(resp, retry_advice_5xx_to_post)
+{
+	char *t;
+
+	/* Without a key, after the handler started: it may have acted. */
+	t = render(M_POST, NULL, 1, 503, "SERVICE_UNAVAILABLE", "Retry-After", "5");
+	head_has(t, "\r\nx-should-retry: false\r\n", 1);
+	head_has(t, "Retry-After:", 0);
+	free(t);
+	t = render(M_POST, NULL, 1, 500, "INTERNAL_ERROR", NULL, NULL);
+	head_has(t, "\r\nx-should-retry: false\r\n", 1);
+	head_has(t, "Retry-After:", 0);
+	free(t);
+	/* Without a key, before the handler (credentials, database down). */
+	t = render(M_POST, NULL, 0, 503, "SERVICE_UNAVAILABLE", "Retry-After", "5");
+	head_has(t, "\r\nx-should-retry: true\r\n", 1);
+	head_has(t, "\r\nRetry-After: 5\r\n", 1);
+	free(t);
+	/* With a key: a repeat replays or runs once. */
+	t = render(M_POST, "k", 1, 503, "SERVICE_UNAVAILABLE", "Retry-After", "5");
+	head_has(t, "\r\nx-should-retry: true\r\n", 1);
+	head_has(t, "\r\nRetry-After: 5\r\n", 1);
+	free(t);
+	/* PATCH and DELETE set a state: a repeat is safe. */
+	t = render(M_PATCH, NULL, 1, 500, "INTERNAL_ERROR", NULL, NULL);
+	head_has(t, "\r\nx-should-retry: true\r\n", 1);
+	free(t);
+	t = render(M_DELETE, NULL, 1, 503, "SERVICE_UNAVAILABLE", NULL, NULL);
+	head_has(t, "\r\nx-should-retry: true\r\n", 1);
+	free(t);
 }
