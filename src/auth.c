@@ -35,6 +35,7 @@
 #include "xborder/db.h"
 #include "xborder/db_tokens.h"
 #include "xborder/ids.h"
+#include "xborder/log.h"
 #include "xborder/req.h"
 #include "xborder/resp.h"
 #include "xborder/stats.h"
@@ -167,6 +168,18 @@ burn_like_verify(const struct conf *c, const char *secret)
 	(void)argon2id_verify(dummy_hash, secret, strlen(secret));
 }
 
+/* The client id is a field of its own: an id, never part of the message. */
+static void
+log_auth_failed(const struct req *req, const char *client_id)
+{
+	struct logline l;
+
+	log_begin(&l, LOG_LVL_INFO, "authentication failed");
+	log_str(&l, "request_id", req->id);
+	log_str(&l, "client_id", client_id);
+	log_end(&l);
+}
+
 static int
 unauthorized(struct req *req)
 {
@@ -246,7 +259,7 @@ auth_or_reply(struct req *req)
 		ok = argon2id_verify(ta.secret_hash, secret, strlen(secret)) == ARGON2_OK;
 	}
 	if (!ok) {
-		log_msg(LOG_LVL_INFO, req->id, "authentication failed for client %s", id);
+		log_auth_failed(req, id);
 		token_auth_free(&ta);
 		unauthorized(req);
 		goto fail;
