@@ -39,6 +39,7 @@ static const struct ckey keys[] = {
 	{ "db_user",		C_STR, OFF(db_user), 0, 0 },
 	{ "db_password",	C_STR_OPT, OFF(db_password), 0, 0 },
 	{ "db_name",		C_STR, OFF(db_name), 0, 0 },
+	{ "db_sync_wait",	C_UINT, OFF(db_sync_wait), 0, 15 },
 	{ "listen",		C_STR, OFF(listen), 0, 0 },
 	{ "socket_mode",	C_OCTAL, OFF(socket_mode), 0, 0777 },
 	{ "workers",		C_UINT, OFF(workers), 1, 256 },
@@ -51,6 +52,7 @@ static const struct ckey keys[] = {
 	{ "log_file",		C_STR_OPT, OFF(log_file), 0, 0 },
 	{ "webhook_allow_private", C_BOOL, OFF(webhook_allow_private), 0, 0 },
 	{ "review_window",	C_I64, OFF(review_window), 1, UINT64_C(315360000) },
+	{ "idempotency_lease",	C_I64, OFF(idempotency_lease), 1, 3600 },
 	{ "webhook_signing_key", C_STR_OPT, OFF(webhook_signing_key), 0, 0 },
 	{ "webhook_retry_base",	C_I64, OFF(webhook_retry_base), 1, 3600 },
 	{ "webhook_retry_max",	C_I64, OFF(webhook_retry_max), 1, 86400 },
@@ -82,6 +84,7 @@ conf_defaults(struct conf *c)
 	c->log_level = LOG_LVL_INFO;
 	c->webhook_allow_private = 0;
 	c->review_window = 604800;
+	c->idempotency_lease = 30;
 	c->webhook_signing_key = xstrdup("");
 	c->webhook_retry_base = 30;
 	c->webhook_retry_max = 3600;

@@ -90,7 +90,9 @@ db_open(const struct conf *c, char *err, size_t errlen)
 	struct db *db = xcalloc(1, sizeof(*db));
 	unsigned timeout = 5;
 	my_bool off = 0;
+	char init[256];
 	int64_t t0;
+	int len;
 
 	if ((db->my = mysql_init(NULL)) == NULL)
 		abort();
@@ -100,9 +102,21 @@ db_open(const struct conf *c, char *err, size_t errlen)
 	mysql_optionsv(db->my, MYSQL_OPT_WRITE_TIMEOUT, &timeout);
 	mysql_optionsv(db->my, MYSQL_OPT_RECONNECT, &off);
 	mysql_optionsv(db->my, MYSQL_SET_CHARSET_NAME, "utf8mb4");
-	mysql_optionsv(db->my, MYSQL_INIT_COMMAND,
+	/*
+	 * On a Galera node, db_sync_wait makes the session's reads causal
+	 * (wsrep_sync_wait): the first statement of every transaction, and
+	 * every statement outside one, waits until the node has applied what
+	 * the cluster committed before it was sent, so a read on one node sees
+	 * a commit acknowledged by another (README, "More than one machine").
+	 * Not set by default: a server without wsrep has no such variable.
+	 */
+	len = snprintf(init, sizeof(init), "%s",
 	    "SET time_zone = '+00:00', tx_isolation = 'READ-COMMITTED',"
 	    " innodb_lock_wait_timeout = 10, sql_mode = 'STRICT_ALL_TABLES,NO_ZERO_DATE'");
+	if (c->db_sync_wait > 0)
+		snprintf(init + len, sizeof(init) - (size_t)len, ", wsrep_sync_wait = %u",
+		    c->db_sync_wait);
+	mysql_optionsv(db->my, MYSQL_INIT_COMMAND, init);
 	t0 = tick();
 	stats_add(STAT_DB_CONNECTS, 1);
 	if (mysql_real_connect(db->my, c->db_socket[0] ? NULL : c->db_host,
@@ -186,7 +200,19 @@ db_error(struct db *db)
 	return db->err;
 }
 
-/* Maps a server or client error number to a db_rc and remembers the text. */
+/*
+ * Maps a server or client error number to a db_rc and remembers the text.
+ *
+ * On a Galera node two more cases matter.  A transaction that loses a
+ * certification conflict to another node's commit, or is aborted by the
+ * applier of one, fails with ER_LOCK_DEADLOCK ("WSREP detected
+ * deadlock/conflict"), at any statement or at the commit: retried whole,
+ * like an InnoDB deadlock.  A node outside the primary component (cut off
+ * from the majority, or still joining) answers ER_UNKNOWN_COM_ERROR, "WSREP
+ * has not yet prepared node for application use", to every query: the
+ * service is unavailable on this connection, which is dropped, so the
+ * request is answered 503 and the next one connects again.
+ */
 static int
 classify(struct db *db, unsigned no, const char *msg)
 {
@@ -199,6 +225,7 @@ classify(struct db *db, unsigned no, const char *msg)
 	case CR_SERVER_LOST_EXTENDED:
 	case ER_SERVER_SHUTDOWN:
 	case ER_CONNECTION_KILLED:
+	case ER_UNKNOWN_COM_ERROR:
 		db->broken = 1;
 		return DB_UNAVAILABLE;
 	case ER_LOCK_DEADLOCK:
@@ -604,14 +631,27 @@ db_set_tx_hook(void (*hook)(int committed))
 
 static uint64_t tx_retries;
 
-/* Counts and logs a retry, then backs off a little more each time. */
+/*
+ * Counts and logs a retry, then backs off a little more each time, so the
+ * winner can finish: (attempt + 1)^2 ms, and as much again at random.  The
+ * random half matters on Galera, where two nodes' transactions on a row
+ * meet only at commit: without it, the two losers of a conflict would
+ * come back in step and meet again.
+ */
 static void
 retry_pause(struct db *db, int attempt)
 {
+	static uint32_t x;
+	uint32_t step = 1000u * (uint32_t)((attempt + 1) * (attempt + 1));
+
 	tx_retries++;
 	log_msg(LOG_LVL_INFO, NULL, "transaction retried (%s)", db->err);
-	/* Back off a little, more each time, so the winner can finish. */
-	usleep((useconds_t)(1000 * (attempt + 1) * (attempt + 1)));
+	if (x == 0)
+		x = ((uint32_t)now_us() ^ ((uint32_t)getpid() << 16)) | 1u;
+	x ^= x << 13;	/* xorshift32: no need for more */
+	x ^= x >> 17;
+	x ^= x << 5;
+	usleep((useconds_t)(step + x % step));
 }
 
 /*

@@ -643,8 +643,18 @@ job_tx(struct db *db, void *arg)
 	    "SELECT id, kind, ref_id, platform_id, attempts FROM jobs"
 	    " WHERE done_at IS NULL AND run_at <= UTC_TIMESTAMP(3)"
 	    " ORDER BY run_at LIMIT ? FOR UPDATE SKIP LOCKED";
+	/*
+	 * Marking a job done checks the claim once more, by a write: on
+	 * Galera the claim's row lock is only this node's.  Certification
+	 * stops the second of two workers that did the same job on two nodes
+	 * (both wrote its row), but t/88-cluster.t once saw a claim read just
+	 * before the other node's commit was applied here, and the rest of
+	 * its transaction run after it and commit.  Changing no row, the
+	 * transaction runs again whole, and sees the job done.
+	 */
 	static const char done[] =
-	    "UPDATE jobs SET done_at = UTC_TIMESTAMP(3), attempts = attempts + 1 WHERE id = ?";
+	    "UPDATE jobs SET done_at = UTC_TIMESTAMP(3), attempts = attempts + 1"
+	    " WHERE id = ? AND done_at IS NULL";
 	struct job_args *j = arg;
 	struct db_val a[] = { DBI(j->limit) };
 	struct db_rows r;
@@ -666,11 +676,17 @@ job_tx(struct db *db, void *arg)
 	db_rows_free(&r);
 	for (size_t i = 0; i < j->claimed; i++) {
 		struct db_val d[] = { DBI(j->job[i].id) };
+		uint64_t n = 0;
 
 		j->failed = i;
 		if ((rc = j->run(db, &j->job[i], j->arg)) != DB_OK ||
-		    (rc = db_exec(db, done, d, NARGS(d), NULL)) != DB_OK)
+		    (rc = db_exec(db, done, d, NARGS(d), &n)) != DB_OK)
 			return rc;
+		if (n != 1) {
+			log_msg(LOG_LVL_INFO, NULL, "job %lld was done meanwhile by another worker",
+			    (long long)j->job[i].id);
+			return DB_RETRY;
+		}
 	}
 	return DB_OK;
 }
@@ -750,12 +766,9 @@ db_idem_purge(struct db *db, uint64_t *n)
 	return DB_OK;
 }
 
-/* How long a RUNNING claim is its attempt's own before another may take it. */
-#define IDEM_LEASE_SECONDS 30
-
 int
 db_idem_begin(struct db *db, const char *platform, const char *key, const char *hash,
-    char claim[37], enum idem_state *state, int *status, char **body)
+    int64_t lease_s, char claim[37], enum idem_state *state, int *status, char **body)
 {
 	static const char ins[] =
 	    "INSERT INTO idempotency_keys (platform_id, idem_key, request_hash, state,"
@@ -778,7 +791,7 @@ db_idem_begin(struct db *db, const char *platform, const char *key, const char *
 	    " WHERE platform_id = ? AND idem_key = ? AND state = 'RUNNING'"
 	    " AND claim_id <=> ? AND IFNULL(lease_until < UTC_TIMESTAMP(3), 1)";
 	struct db_val a[] = { DBS(platform), DBS(key), DBS(hash),
-	    { DBV_STR, claim, UUID_LEN, 0 }, DBI(IDEM_LEASE_SECONDS) };
+	    { DBV_STR, claim, UUID_LEN, 0 }, DBI(lease_s) };
 	struct db_rows r;
 	uint64_t n;
 	int rc;
@@ -791,6 +804,13 @@ db_idem_begin(struct db *db, const char *platform, const char *key, const char *
 			*state = IDEM_NEW;
 			return DB_OK;
 		}
+		/*
+		 * On Galera the same key inserted on two nodes at once is a
+		 * certification conflict (1213), not a duplicate: the loser
+		 * looks again and finds the winner's row.
+		 */
+		if (rc == DB_RETRY)
+			continue;
 		if (rc != DB_DUPLICATE)
 			return rc;
 		if ((rc = db_query(db, get, a, 2, &r)) != DB_OK)
@@ -810,7 +830,7 @@ db_idem_begin(struct db *db, const char *platform, const char *key, const char *
 		else if (strcmp(db_cell(&r, 0, 1), "RUNNING") == 0) {
 			*state = IDEM_IN_USE;
 			if (db_cell_i64(&r, 0, 6)) {
-				struct db_val t[] = { DBS(claim), DBI(IDEM_LEASE_SECONDS),
+				struct db_val t[] = { DBS(claim), DBI(lease_s),
 				    DBS(platform), DBS(key), DBSN(db_cell(&r, 0, 5)) };
 
 				/* A claim held under a row lock stays IN_USE. */

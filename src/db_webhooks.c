@@ -196,9 +196,15 @@ claim_one(struct db *db, struct claim_args *c, const char *id, const char *platf
 	static const char lock[] =
 	    "SELECT payload, attempts FROM webhook_events WHERE id = ? AND status = 'PENDING'"
 	    " AND next_attempt_at <= UTC_TIMESTAMP(3) FOR UPDATE SKIP LOCKED";
+	/*
+	 * The lease repeats the claim's conditions and must change the row:
+	 * on Galera the row lock above is only this node's, and an event
+	 * another node's worker leased meanwhile must not be taken twice
+	 * (the claim is then run again, and sees that lease).
+	 */
 	static const char lease[] =
 	    "UPDATE webhook_events SET next_attempt_at = UTC_TIMESTAMP(3) + INTERVAL ? SECOND"
-	    " WHERE id = ?";
+	    " WHERE id = ? AND status = 'PENDING' AND next_attempt_at <= UTC_TIMESTAMP(3)";
 	static const char failed[] =
 	    "UPDATE webhook_events SET status = 'FAILED', next_attempt_at = NULL WHERE id = ?";
 	struct db_val a[] = { DBS(id) };
@@ -224,6 +230,7 @@ claim_one(struct db *db, struct claim_args *c, const char *id, const char *platf
 	{
 		struct wh_claim *w = &c->out[c->n];
 		struct db_val l[] = { DBI(c->lease_s), DBS(id) };
+		uint64_t n = 0;
 
 		memset(w, 0, sizeof(*w));
 		copy(w->id, sizeof(w->id), id);
@@ -234,7 +241,12 @@ claim_one(struct db *db, struct claim_args *c, const char *id, const char *platf
 		c->n++;
 		*taken = 1;
 		db_rows_free(&r);
-		return db_exec(db, lease, l, NARGS(l), NULL);
+		if ((rc = db_exec(db, lease, l, NARGS(l), &n)) != DB_OK)
+			return rc;
+		if (n == 1)
+			return DB_OK;
+		log_msg(LOG_LVL_INFO, NULL, "webhook %s was leased meanwhile by another worker", id);
+		return DB_RETRY;
 	}
 }
 

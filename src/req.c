@@ -86,6 +86,13 @@ req_db_fail(struct req *req, int rc)
 		db_handle_reset();
 		return unavailable(req);
 	}
+	/*
+	 * Every attempt lost a deadlock or (on Galera) a certification
+	 * conflict: nothing was written, and the same request later will
+	 * most likely go through.  Each retry was logged already.
+	 */
+	if (rc == DB_RETRY)
+		return unavailable(req);
 	log_msg(LOG_LVL_ERROR, req->id, "store failure %d", rc);
 	return resp_error(req, 500, "INTERNAL_ERROR", "An internal error occurred.", NULL);
 }
@@ -308,8 +315,8 @@ run_idempotent(struct req *req)
 	if ((db = req_db_or_reply(req)) == NULL)
 		return;
 	request_hash(req, hash);
-	if ((rc = db_idem_begin(db, req->platform_id, key, hash, claim, &state, &status,
-	    &body)) != DB_OK) {
+	if ((rc = db_idem_begin(db, req->platform_id, key, hash, req->conf->idempotency_lease,
+	    claim, &state, &status, &body)) != DB_OK) {
 		req_db_fail(req, rc);
 		return;
 	}

@@ -16,6 +16,7 @@ struct conf {
 	char		*db_user;
 	char		*db_password;
 	char		*db_name;
+	unsigned	 db_sync_wait;	/* wsrep_sync_wait of every session; 0: the server's */
 	char		*listen;	/* "unix:/path" or "host:port" */
 	unsigned	 socket_mode;
 	unsigned	 workers;
@@ -28,6 +29,7 @@ struct conf {
 	char		*log_file;	/* "": stderr (the journal under systemd) */
 	int		 webhook_allow_private;
 	int64_t		 review_window;	/* seconds */
+	int64_t		 idempotency_lease;	/* seconds a RUNNING claim is its own */
 	char		*webhook_signing_key;	/* PEM file of the Ed25519 key; "": none */
 	int64_t		 webhook_retry_base;	/* seconds before the first retry */
 	int64_t		 webhook_retry_max;	/* longest pause between attempts */

@@ -177,14 +177,15 @@ enum idem_state { IDEM_NEW, IDEM_REPLAY, IDEM_REUSED, IDEM_IN_USE };
 
 /*
  * Starts a request under an Idempotency-Key: records it as RUNNING under a
- * fresh claim id written to claim, with a short lease (IDEM_NEW), or finds
- * the earlier one: IDEM_REPLAY with its response (status, body owned by
- * caller), IDEM_REUSED when the request differs, IDEM_IN_USE while another
- * attempt holds it.  A RUNNING claim whose lease has passed (its worker
- * died) is taken over: IDEM_NEW.  Returns DB_OK or a failure.
+ * fresh claim id written to claim, with a lease of lease_s seconds
+ * (IDEM_NEW), or finds the earlier one: IDEM_REPLAY with its response
+ * (status, body owned by caller), IDEM_REUSED when the request differs,
+ * IDEM_IN_USE while another attempt holds it.  A RUNNING claim whose lease
+ * has passed (its worker, or its database node, died) is taken over:
+ * IDEM_NEW.  Returns DB_OK or a failure.
  */
 int db_idem_begin(struct db *db, const char *platform, const char *key, const char *hash,
-    char claim[37], enum idem_state *state, int *status, char **body);
+    int64_t lease_s, char claim[37], enum idem_state *state, int *status, char **body);
 
 /*
  * Inside the request's transaction: locks the key's row and checks that

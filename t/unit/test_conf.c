@@ -26,6 +26,8 @@ Test(conf, defaults)
 	cr_assert_eq(c.webhook_retry_max, 3600);
 	cr_assert_eq(c.webhook_retry_window, 259200);
 	cr_assert_str_eq(c.stats_file, "");
+	cr_assert_eq(c.db_sync_wait, 0);
+	cr_assert_eq(c.idempotency_lease, 30);
 }
 
 Test(conf, parses_every_kind)
@@ -46,7 +48,9 @@ Test(conf, parses_every_kind)
 	    "webhook_signing_key = /etc/xborder/webhook.pem\n"
 	    "webhook_retry_base = 2\n"
 	    "webhook_retry_max = 4\n"
-	    "webhook_retry_window = 30\n";
+	    "webhook_retry_window = 30\n"
+	    "db_sync_wait = 1\n"
+	    "idempotency_lease = 10\n";
 
 	cr_assert_eq(conf_parse(&c, text, err, sizeof(err)), 0, "%s", err);
 	cr_assert_str_eq(c.db_socket, "/tmp/my.sock");
@@ -62,6 +66,8 @@ Test(conf, parses_every_kind)
 	cr_assert_eq(c.webhook_retry_base, 2);
 	cr_assert_eq(c.webhook_retry_max, 4);
 	cr_assert_eq(c.webhook_retry_window, 30);
+	cr_assert_eq(c.db_sync_wait, 1);
+	cr_assert_eq(c.idempotency_lease, 10);
 }
 
 Test(conf, errors_name_the_line)
@@ -81,6 +87,8 @@ Test(conf, errors_name_the_line)
 		{ "base_path = /api/\n", "1: base_path: must be empty or /path without a trailing slash" },
 		{ "argon2_m = 10\n", "1: argon2_m: out of range or not a number" },
 		{ "db_name =\n", "1: db_name: value must not be empty" },
+		{ "db_sync_wait = 16\n", "1: db_sync_wait: out of range or not a number" },
+		{ "idempotency_lease = 0\n", "1: idempotency_lease: out of range or not a number" },
 	};
 
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
