@@ -456,6 +456,24 @@ count_change(struct db *db, const struct txn *t, const char *old_status)
 	}
 }
 
+/*
+ * The part of db_txn_changed() after the row is read: t as it is now,
+ * counted and its event queued.  t is freed unless out takes it.
+ */
+static int
+txn_recorded(struct db *db, struct txn *t, const char *old_status, struct txn *out)
+{
+	int rc;
+
+	if ((rc = count_change(db, t, old_status)) == DB_OK)
+		rc = db_txn_event(db, t);
+	if (rc == DB_OK && out != NULL)
+		*out = *t;
+	else
+		txn_free(t);
+	return rc;
+}
+
 int
 db_txn_changed(struct db *db, const char *platform, const char *id, const char *old_status,
     struct txn *out)
@@ -465,13 +483,7 @@ db_txn_changed(struct db *db, const char *platform, const char *id, const char *
 
 	if ((rc = db_txn_get(db, platform, id, &t)) != DB_OK)
 		return rc == DB_NOT_FOUND ? DB_ERR : rc;
-	if ((rc = count_change(db, &t, old_status)) == DB_OK)
-		rc = db_txn_event(db, &t);
-	if (rc == DB_OK && out != NULL)
-		*out = t;
-	else
-		txn_free(&t);
-	return rc;
+	return txn_recorded(db, &t, old_status, out);
 }
 
 int
@@ -533,7 +545,7 @@ transfer_tx(struct db *db, void *arg)
 	    " platform_customer_id, internal_account_id, external_account_id,"
 	    " destination_type, destination_ref, currency, amount, outcome, transit_shard,"
 	    " created_at, updated_at) VALUES (?, ?, ?, ?, 'PENDING', ?, ?, ?, ?, ?, ?, ?, ?,"
-	    " ?, ?, UTC_TIMESTAMP(3), UTC_TIMESTAMP(3))";
+	    " ?, ?, UTC_TIMESTAMP(3), UTC_TIMESTAMP(3)) RETURNING " TXN_COLS;
 	struct transfer_args *x = arg;
 	const struct transfer *t = x->t;
 	struct posting_set s = { .n = 0 };
@@ -574,8 +586,15 @@ transfer_tx(struct db *db, void *arg)
 		    DBS(x->out ? t->external_account_id : t->ppv_address),
 		    DBS(t->currency), DBI(t->amount), DBS(t->outcome), DBI(x->shard) };
 
-		if ((rc = db_exec(db, ins, a, NARGS(a), NULL)) != DB_OK ||
-		    (rc = db_txn_changed(db, x->platform, x->id, NULL, &x->txn)) != DB_OK)
+		struct db_rows r;
+		struct txn rec;
+
+		/* The row as recorded comes back with the insert: one round trip. */
+		if ((rc = db_query_one(db, ins, a, NARGS(a), &r)) != DB_OK)
+			goto out;
+		txn_from_row(&r, 0, &rec);
+		db_rows_free(&r);
+		if ((rc = txn_recorded(db, &rec, NULL, &x->txn)) != DB_OK)
 			goto out;
 	}
 	rc = db_job_add(db, "settle", x->id, x->platform, SETTLE_DELAY_MS);

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # 78-request-path.t - what the request path costs, read from the workers'
 # own counters (xborderctl stats): an authenticated GET /config is one
-# statement to MariaDB, GET /transactions/{id} and a list page two, a known
+# statement to MariaDB, GET /transactions/{id} and a list page two, a
+# transfer-out under an Idempotency-Key sixteen, a known
 # secret costs no argon2 run; the configuration the workers cache follows
 # a PATCH on every worker at once; every statement GET /transactions can
 # run walks an index in the list's order (xborderctl explain-lists: no
@@ -78,6 +79,7 @@ mk_customer rp "${P[@]}"
 int_account "$CUST" USD "${P[@]}"
 fund "$INT" 100000 "${P[@]}"
 mk_ext "$CUST" 000123456789 USD "${P[@]}"
+P_INT=$INT P_EXT=$EXT
 TXS=()
 for amt in 101 102 103; do
     api "${P[@]}" POST /transfer-out "$(xfer_body "$INT" "$EXT" "$amt")"
@@ -214,5 +216,41 @@ balance_of "$INT" "${R[@]}"
 is "$BAL" $((100000 - 24 * 100)) "the balance is the funding less 24 payouts"
 out=$(xbctl ledger-check 2>&1)
 is "$?" 0 "ledger-check after the refusals and payouts: exits 0"
+
+# --- round trips per payout ----------------------------------------------------
+
+# payouts TAG N: N transfer-outs of 0.07 USD from the first platform's
+# customer under their own Idempotency-Keys, over one keep-alive
+# connection (one curl: no worker sits idle long enough to check its
+# connection first); prints the status counts.
+payouts() {
+    local tag=$1 n=$2 i
+    local -a args=()
+    for ((i = 0; i < n; i++)); do
+        ((i == 0)) || args+=(--next)
+        args+=(-sk --max-time 60 -o /dev/null -w '%{http_code}\n'
+            -H "Authorization: Basic $(b64 "$CRED_ID:$CRED_SECRET")"
+            -H 'Content-Type: application/json' -H "Idempotency-Key: t78-$tag-$$-$i"
+            --data "$(xfer_body "$P_INT" "$P_EXT" 7)" "$XB_BASE_URL/transfer-out")
+    done
+    curl "${args[@]}" | sort | uniq -c | awk '{ printf "%s:%s ", $2, $1 }'
+}
+
+# A transfer-out under an Idempotency-Key: auth, the key's claim, the
+# transaction (autocommit off, the key's lock, both accounts' reads, the
+# customer's lock, the balances' lock and change, both entries, the
+# transaction row returned by its insert, its count, its event, its
+# settlement job, the key's answer, the commit): 16 statements, and a few
+# more over the run (a worker that prepares one late, or checks an idle
+# connection), so at most 16.5 on average: 17 (the row read again after its
+# insert) fails.
+K=40
+payouts warm 64 >/dev/null # every worker has prepared its statements
+snapshot
+is "$(payouts rt "$K")" "201:$K " "transfer-out: $K answers, all 201"
+st=$(delta db_statements)
+is "$(delta requests)" "$K" "transfer-out: the request counter moved by exactly $K"
+ok "$(awk -v s="$st" -v n="$K" 'BEGIN { exit !(s / n <= 16.5) }' && echo 1)" \
+    "transfer-out: $(awk -v s="$st" -v n="$K" 'BEGIN { printf "%.2f", s / n }') statements per request (at most 16.5)"
 
 done_testing
