@@ -34,6 +34,7 @@
 #include "xborder/conf.h"
 #include "xborder/db.h"
 #include "xborder/db_tokens.h"
+#include "xborder/db_transactions.h"
 #include "xborder/ids.h"
 #include "xborder/log.h"
 #include "xborder/req.h"
@@ -200,6 +201,25 @@ throttled(struct req *req, int64_t retry_after)
 	    "Too many failed authentications for this client; retry later.", NULL);
 }
 
+/*
+ * Reads the token; for a route that shows one transaction of the caller
+ * (RF_TXN_WITH_TOKEN), that transaction in the same statement, kept in
+ * req->txn_prefetch for the handler, who uses it only once the request is
+ * authenticated.  An id that does not parse is left to the handler.
+ */
+static int
+token_read(struct req *req, struct db *db, const char *id, struct token_auth *ta)
+{
+	char txn_id[UUID_LEN + 1];
+
+	if (req->route == NULL || !(req->route->flags & RF_TXN_WITH_TOKEN) ||
+	    ids_parse(req_param(req, 0), "Transaction", 0, txn_id) < 0)
+		return db_token_auth_get(db, id, ta);
+	if (req->txn_prefetch == NULL)
+		req->txn_prefetch = xcalloc(1, sizeof(*req->txn_prefetch));
+	return db_token_auth_get_txn(db, id, txn_id, ta, req->txn_prefetch);
+}
+
 int
 auth_or_reply(struct req *req)
 {
@@ -212,7 +232,7 @@ auth_or_reply(struct req *req)
 		return unauthorized(req);
 	if ((db = req_db_or_reply(req)) == NULL)
 		goto fail;
-	rc = db_token_auth_get(db, id, &ta);
+	rc = token_read(req, db, id, &ta);
 	if (rc == DB_NOT_FOUND) {
 		/*
 		 * Nothing to count an unknown clientId against: nginx's

@@ -33,6 +33,28 @@ token_from_row(const struct db_rows *r, size_t i, struct token *t)
 		ids_timestamp(db_cell(r, i, 7), t->revoked_at);
 }
 
+void
+token_auth_from_row(const struct db_rows *r, struct token_auth *out)
+{
+	const int64_t window_us = (int64_t)AUTH_FAILURE_WINDOW * 1000000;
+	int64_t since_us;
+
+	memset(out, 0, sizeof(*out));
+	snprintf(out->platform_id, sizeof(out->platform_id), "%s", db_cell(r, 0, 0));
+	out->secret_hash = xstrdup(db_cell(r, 0, 1));
+	out->view = db_cell_i64(r, 0, 2) != 0;
+	out->manage = db_cell_i64(r, 0, 3) != 0;
+	out->revoked = db_cell_i64(r, 0, 4) != 0;
+	/* Failures count while their window (from the first) is open. */
+	if (db_cell(r, 0, 6) != NULL && (since_us = db_cell_i64(r, 0, 6)) < window_us) {
+		out->failures = db_cell_i64(r, 0, 5);
+		out->retry_after = (window_us - since_us + 999999) / 1000000;
+		if (out->retry_after < 1)
+			out->retry_after = 1;
+	}
+	out->config_version = db_cell_i64(r, 0, 7);
+}
+
 int
 db_token_auth_get(struct db *db, const char *id, struct token_auth *out)
 {
@@ -41,33 +63,15 @@ db_token_auth_get(struct db *db, const char *id, struct token_auth *out)
 	 * (the failure window is worked out here, from one difference).
 	 */
 	static const char sql[] =
-	    "SELECT t.platform_id, t.secret_hash, t.perm_view, t.perm_manage,"
-	    " t.revoked_at IS NOT NULL, t.auth_failures,"
-	    " TIMESTAMPDIFF(MICROSECOND, t.auth_failure_since, UTC_TIMESTAMP(3)), c.version"
-	    " FROM tokens t JOIN platform_configs c ON c.platform_id = t.platform_id"
-	    " WHERE t.id = ?";
-	const int64_t window_us = (int64_t)AUTH_FAILURE_WINDOW * 1000000;
+	    "SELECT " TOKEN_AUTH_COLS TOKEN_AUTH_FROM " WHERE t.id = ?";
 	struct db_val a[] = { DBS(id) };
 	struct db_rows r;
-	int64_t since_us;
 	int rc;
 
 	memset(out, 0, sizeof(*out));
 	if ((rc = db_query_one(db, sql, a, NARGS(a), &r)) != DB_OK)
 		return rc;
-	snprintf(out->platform_id, sizeof(out->platform_id), "%s", db_cell(&r, 0, 0));
-	out->secret_hash = xstrdup(db_cell(&r, 0, 1));
-	out->view = db_cell_i64(&r, 0, 2) != 0;
-	out->manage = db_cell_i64(&r, 0, 3) != 0;
-	out->revoked = db_cell_i64(&r, 0, 4) != 0;
-	/* Failures count while their window (from the first) is open. */
-	if (db_cell(&r, 0, 6) != NULL && (since_us = db_cell_i64(&r, 0, 6)) < window_us) {
-		out->failures = db_cell_i64(&r, 0, 5);
-		out->retry_after = (window_us - since_us + 999999) / 1000000;
-		if (out->retry_after < 1)
-			out->retry_after = 1;
-	}
-	out->config_version = db_cell_i64(&r, 0, 7);
+	token_auth_from_row(&r, out);
 	db_rows_free(&r);
 	return DB_OK;
 }

@@ -15,16 +15,21 @@
 #include "xborder/db_customers.h"
 #include "xborder/db_ledger.h"
 #include "xborder/db_quotes.h"
+#include "xborder/db_tokens.h"
 #include "xborder/db_transactions.h"
 #include "xborder/db_webhooks.h"
 #include "xborder/ids.h"
 #include "xborder/util.h"
 
-#define TXN_COLS "id, platform_id, kind, type, status, customer_id, platform_customer_id," \
-	" quote_id, internal_account_id, external_account_id, destination_type," \
-	" destination_ref, currency, amount, exchange_rate, fee_currency, fee_amount," \
-	" outcome, created_at, updated_at, settled_at, review_scenario, review_detail," \
-	" transit_shard"
+/* The columns txn_from_row reads, each prefixed by p (a table alias and '.'). */
+#define TXN_COLS_OF(p) p "id, " p "platform_id, " p "kind, " p "type, " p "status, " \
+	p "customer_id, " p "platform_customer_id, " p "quote_id, " p "internal_account_id, " \
+	p "external_account_id, " p "destination_type, " p "destination_ref, " p "currency, " \
+	p "amount, " p "exchange_rate, " p "fee_currency, " p "fee_amount, " p "outcome, " \
+	p "created_at, " p "updated_at, " p "settled_at, " p "review_scenario, " \
+	p "review_detail, " p "transit_shard"
+#define TXN_COLS TXN_COLS_OF("")
+#define TXN_NCOLS 24
 
 #define SETTLE_DELAY_MS 300
 
@@ -41,34 +46,40 @@ copy(char *dst, size_t n, const char *s)
 }
 
 static void
-txn_from_row(const struct db_rows *r, size_t i, struct txn *t)
+txn_from_cols(const struct db_rows *r, size_t i, unsigned c, struct txn *t)
 {
 	memset(t, 0, sizeof(*t));
-	copy(t->id, sizeof(t->id), db_cell(r, i, 0));
-	copy(t->platform_id, sizeof(t->platform_id), db_cell(r, i, 1));
-	copy(t->kind, sizeof(t->kind), db_cell(r, i, 2));
-	copy(t->type, sizeof(t->type), db_cell(r, i, 3));
-	copy(t->status, sizeof(t->status), db_cell(r, i, 4));
-	copy(t->customer_id, sizeof(t->customer_id), db_cell(r, i, 5));
-	t->platform_customer_id = dup_or_null(db_cell(r, i, 6));
-	t->quote_id = dup_or_null(db_cell(r, i, 7));
-	copy(t->internal_account_id, sizeof(t->internal_account_id), db_cell(r, i, 8));
-	copy(t->external_account_id, sizeof(t->external_account_id), db_cell(r, i, 9));
-	copy(t->destination_type, sizeof(t->destination_type), db_cell(r, i, 10));
-	t->destination_ref = dup_or_null(db_cell(r, i, 11));
-	copy(t->currency, sizeof(t->currency), db_cell(r, i, 12));
-	t->amount = db_cell_i64(r, i, 13);
-	t->exchange_rate = dup_or_null(db_cell(r, i, 14));
-	copy(t->fee_currency, sizeof(t->fee_currency), db_cell(r, i, 15));
-	t->fee_amount = db_cell_i64(r, i, 16);
-	copy(t->outcome, sizeof(t->outcome), db_cell(r, i, 17));
-	ids_timestamp(db_cell(r, i, 18), t->created_at);
-	ids_timestamp(db_cell(r, i, 19), t->updated_at);
-	if (db_cell(r, i, 20) != NULL)
-		ids_timestamp(db_cell(r, i, 20), t->settled_at);
-	copy(t->review_scenario, sizeof(t->review_scenario), db_cell(r, i, 21));
-	t->review_detail = dup_or_null(db_cell(r, i, 22));
-	t->transit_shard = (int)db_cell_i64(r, i, 23);
+	copy(t->id, sizeof(t->id), db_cell(r, i, c + 0));
+	copy(t->platform_id, sizeof(t->platform_id), db_cell(r, i, c + 1));
+	copy(t->kind, sizeof(t->kind), db_cell(r, i, c + 2));
+	copy(t->type, sizeof(t->type), db_cell(r, i, c + 3));
+	copy(t->status, sizeof(t->status), db_cell(r, i, c + 4));
+	copy(t->customer_id, sizeof(t->customer_id), db_cell(r, i, c + 5));
+	t->platform_customer_id = dup_or_null(db_cell(r, i, c + 6));
+	t->quote_id = dup_or_null(db_cell(r, i, c + 7));
+	copy(t->internal_account_id, sizeof(t->internal_account_id), db_cell(r, i, c + 8));
+	copy(t->external_account_id, sizeof(t->external_account_id), db_cell(r, i, c + 9));
+	copy(t->destination_type, sizeof(t->destination_type), db_cell(r, i, c + 10));
+	t->destination_ref = dup_or_null(db_cell(r, i, c + 11));
+	copy(t->currency, sizeof(t->currency), db_cell(r, i, c + 12));
+	t->amount = db_cell_i64(r, i, c + 13);
+	t->exchange_rate = dup_or_null(db_cell(r, i, c + 14));
+	copy(t->fee_currency, sizeof(t->fee_currency), db_cell(r, i, c + 15));
+	t->fee_amount = db_cell_i64(r, i, c + 16);
+	copy(t->outcome, sizeof(t->outcome), db_cell(r, i, c + 17));
+	ids_timestamp(db_cell(r, i, c + 18), t->created_at);
+	ids_timestamp(db_cell(r, i, c + 19), t->updated_at);
+	if (db_cell(r, i, c + 20) != NULL)
+		ids_timestamp(db_cell(r, i, c + 20), t->settled_at);
+	copy(t->review_scenario, sizeof(t->review_scenario), db_cell(r, i, c + 21));
+	t->review_detail = dup_or_null(db_cell(r, i, c + 22));
+	t->transit_shard = (int)db_cell_i64(r, i, c + 23);
+}
+
+static void
+txn_from_row(const struct db_rows *r, size_t i, struct txn *t)
+{
+	txn_from_cols(r, i, 0, t);
 }
 
 void
@@ -126,7 +137,7 @@ db_txn_get_fresh(struct db *db, const char *platform, const char *id, struct txn
 
 	if ((rc = db_query_one(db, sql, a, NARGS(a), &r)) != DB_OK)
 		return rc;
-	due = db_cell_i64(&r, 0, 24) != 0;
+	due = db_cell_i64(&r, 0, TXN_NCOLS) != 0;
 	if (!due) {
 		txn_from_row(&r, 0, out);
 		db_rows_free(&r);
@@ -137,6 +148,40 @@ db_txn_get_fresh(struct db *db, const char *platform, const char *id, struct txn
 	if ((rc = db_quote_expire_due(db, platform, NULL)) != DB_OK)
 		return rc;
 	return db_txn_get(db, platform, id, out);
+}
+
+int
+db_token_auth_get_txn(struct db *db, const char *token_id, const char *txn_id,
+    struct token_auth *ta, struct txn_prefetch *p)
+{
+	/*
+	 * The transaction is looked for in the token's own platform only:
+	 * the join is on t.platform_id, whatever the caller sent.
+	 */
+	static const char sql[] =
+	    "SELECT " TOKEN_AUTH_COLS ", " TXN_COLS_OF("x.") ", "
+	    QUOTES_DUE_SQL("t.platform_id") TOKEN_AUTH_FROM
+	    " LEFT JOIN transactions x ON x.platform_id = t.platform_id AND x.id = ?"
+	    " WHERE t.id = ?";
+	struct db_val a[] = { DBS(txn_id), DBS(token_id) };
+	struct db_rows r;
+	int rc;
+
+	memset(ta, 0, sizeof(*ta));
+	memset(p, 0, sizeof(*p));
+	copy(p->id, sizeof(p->id), txn_id);
+	if ((rc = db_query_one(db, sql, a, NARGS(a), &r)) != DB_OK)
+		return rc;
+	token_auth_from_row(&r, ta);
+	copy(p->platform_id, sizeof(p->platform_id), ta->platform_id);
+	p->read = 1;
+	p->due = db_cell_i64(&r, 0, TOKEN_AUTH_NCOLS + TXN_NCOLS) != 0;
+	if (!p->due && db_cell(&r, 0, TOKEN_AUTH_NCOLS) != NULL) {
+		txn_from_cols(&r, 0, TOKEN_AUTH_NCOLS, &p->t);
+		p->found = 1;
+	}
+	db_rows_free(&r);
+	return DB_OK;
 }
 
 int

@@ -94,6 +94,7 @@ int
 h_transactions_get(struct req *req)
 {
 	char id[37];
+	const struct txn_prefetch *p;
 	struct txn t;
 	struct db *db;
 	int rc;
@@ -102,6 +103,15 @@ h_transactions_get(struct req *req)
 		return -1;
 	if (id[0] == '\0')
 		return transaction_not_found_reply(req);
+	p = req->txn_prefetch;
+	if (p != NULL && p->read && !p->due && strcmp(p->id, id) == 0 &&
+	    strcmp(p->platform_id, req->platform_id) == 0) {
+		/* Read with the token, in the caller's platform: one round trip. */
+		if (!p->found)
+			return transaction_not_found_reply(req);
+		resp_json(req, 200, json_transaction(&p->t));
+		return 0;
+	}
 	if ((db = req_db_or_reply(req)) == NULL)
 		return -1;
 	rc = db_txn_get_fresh(db, req->platform_id, id, &t);

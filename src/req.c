@@ -41,6 +41,10 @@ req_free(struct req *req)
 	http_query_free(req->query, req->nquery);
 	router_match_free(&req->match);
 	free(req->body);
+	if (req->txn_prefetch != NULL) {
+		txn_free(&req->txn_prefetch->t);
+		free(req->txn_prefetch);
+	}
 	if (req->json != NULL)
 		json_object_put(req->json);
 	if (req->out != NULL)

@@ -82,7 +82,8 @@ const struct route_def routes[ROUTE__MAX] = {
 	[ROUTE_GET_TRANSACTIONS] =
 	    { M_GET, "/transactions", h_transactions_list, PERM_VIEW, 0 },
 	[ROUTE_GET_TRANSACTIONS_ONE] =
-	    { M_GET, "/transactions/{transactionId}", h_transactions_get, PERM_VIEW, 0 },
+	    { M_GET, "/transactions/{transactionId}", h_transactions_get, PERM_VIEW,
+		RF_TXN_WITH_TOKEN },
 	[ROUTE_POST_SANDBOX_INCOMING_PAYMENTS_SIMULATE] =
 	    { M_POST, "/sandbox/incoming-payments/simulate", h_review_simulate,
 	      PERM_MANAGE, RF_BODY | RF_PLATFORM_HDR },

@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # 78-request-path.t - what the request path costs, read from the workers'
 # own counters (xborderctl stats): an authenticated GET /config is one
-# statement to MariaDB, GET /transactions/{id} and a list page two, a
-# transfer-out under an Idempotency-Key sixteen, a known
+# statement to MariaDB, GET /transactions/{id} one (read with the token), a
+# list page two, a transfer-out under an Idempotency-Key sixteen, a known
 # secret costs no argon2 run; the configuration the workers cache follows
 # a PATCH on every worker at once; every statement GET /transactions can
 # run walks an index in the list's order (xborderctl explain-lists: no
@@ -93,7 +93,18 @@ done
 snapshot
 per_request "GET /config" /config 1.1
 ok "$(( $(delta config_cache_hits) >= N ))" "GET /config: served from the workers' configuration cache"
-per_request "GET /transactions/{id}" "/transactions/${TXS[0]}" 2.1
+per_request "GET /transactions/{id}" "/transactions/${TXS[0]}" 1.1
+# The transaction is read in the token's statement, but shown only to a
+# caller who proves the secret, and only within the token's platform.
+api --as "$CRED_ID" "wrong-$CRED_SECRET" GET "/transactions/${TXS[0]}"
+is_status 401 "GET /transactions/{id} with a wrong secret: 401"
+unlike "$BODY" "${TXS[0]#Transaction:}" "the 401 says nothing of the transaction"
+saved=("$NP_ID" "$NP_CLIENT_ID" "$NP_SECRET")
+new_platform t78b || BAIL_OUT "platform-create failed"
+api --as "$NP_CLIENT_ID" "$NP_SECRET" GET "/transactions/${TXS[0]}"
+is_status 404 "GET /transactions/{id} of another platform's transaction: 404"
+unlike "$BODY" "${TXS[0]#Transaction:}" "the 404 says nothing of it"
+NP_ID=${saved[0]} NP_CLIENT_ID=${saved[1]} NP_SECRET=${saved[2]}
 per_request "GET /transactions (first page)" "/transactions?limit=20" 2.1
 per_request "GET /transactions?status=COMPLETED" "/transactions?limit=20&status=COMPLETED" 2.1
 per_request "GET /transactions?customerId=..." "/transactions?limit=20&customerId=$CUST" 2.1

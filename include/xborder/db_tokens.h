@@ -37,6 +37,24 @@ struct token {
 int db_token_auth_get(struct db *db, const char *id, struct token_auth *out);
 
 /*
+ * The statement db_token_auth_get runs, in parts, for a store function
+ * that reads something of the token's platform in the same round trip:
+ * TOKEN_AUTH_COLS (the first TOKEN_AUTH_NCOLS columns, for
+ * token_auth_from_row) and TOKEN_AUTH_FROM (tokens t, platform_configs c);
+ * the token's row is WHERE t.id = ?.
+ */
+#define TOKEN_AUTH_COLS \
+	"t.platform_id, t.secret_hash, t.perm_view, t.perm_manage," \
+	" t.revoked_at IS NOT NULL, t.auth_failures," \
+	" TIMESTAMPDIFF(MICROSECOND, t.auth_failure_since, UTC_TIMESTAMP(3)), c.version"
+#define TOKEN_AUTH_NCOLS 8
+#define TOKEN_AUTH_FROM \
+	" FROM tokens t JOIN platform_configs c ON c.platform_id = t.platform_id"
+
+struct db_rows;
+void token_auth_from_row(const struct db_rows *r, struct token_auth *out);
+
+/*
  * Counts one authentication attempt of token id as failed before it is
  * checked, unless max failures within the window are counted already:
  * *charged is 1 when it was counted (the caller may run argon2 now), 0

@@ -146,6 +146,29 @@ int db_job_add(struct db *db, const char *kind, const char *ref_id, const char *
     int64_t delay_ms);
 
 /*
+ * A transaction read in the statement that reads the caller's token (for
+ * GET /transactions/{id}: one round trip).  read: the statement ran; due:
+ * the token's platform has quotes past their expiry, so t was not taken
+ * (db_txn_get_fresh must expire them first); found: t holds transaction
+ * id of the token's platform (caller frees with txn_free).
+ */
+struct txn_prefetch {
+	char		 id[37];
+	char		 platform_id[37];	/* the token's, where it was looked for */
+	int		 read, due, found;
+	struct txn	 t;
+};
+
+/*
+ * db_token_auth_get() of token_id and, in the same statement, transaction
+ * txn_id of the token's platform into p.  Returns what db_token_auth_get
+ * returns.
+ */
+struct token_auth;
+int db_token_auth_get_txn(struct db *db, const char *token_id, const char *txn_id,
+    struct token_auth *ta, struct txn_prefetch *p);
+
+/*
  * db_txn_get() for what a request shows: when the platform has quotes past
  * their expiry (read in the same statement), they are expired first and
  * the transaction read again, so it is never shown stale.

@@ -15,6 +15,7 @@
 
 struct conf;
 struct db;
+struct txn_prefetch;
 typedef struct FCGX_Request FCGX_Request;
 
 struct query_param {
@@ -53,6 +54,7 @@ struct req {
 	int			 can_view;
 	int			 can_manage;
 	int64_t			 config_version;	/* read with the token */
+	struct txn_prefetch	*txn_prefetch;	/* RF_TXN_WITH_TOKEN: owned */
 
 	/* Body. */
 	char			*body;

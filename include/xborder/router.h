@@ -23,6 +23,7 @@ enum perm {
 #define RF_BODY_OPT	0x02	/* a JSON object body may be sent */
 #define RF_PLATFORM_HDR	0x04	/* honours the X-Platform-Id header */
 #define RF_SECRET_ONCE	0x08	/* answers a clientSecret that is never kept */
+#define RF_TXN_WITH_TOKEN 0x10	/* {0} is a transaction id, read with the token */
 
 typedef int (*route_handler)(struct req *);
 
