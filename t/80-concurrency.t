@@ -212,16 +212,7 @@ ok "$((transfers >= 2000))" "at least 2,000 transfers made ($transfers)"
 # --- wait until everything settled ------------------------------------------------------------------
 # walk_all: every transaction of the platform, through all pages, into $W/listed.json.
 walk_all() {
-    local cursor=0
-    : >"$W/listed.pages"
-    while :; do
-        api --nocheck "${P[@]}" GET "/transactions?limit=100&cursor=$cursor"
-        [[ $STATUS == 200 ]] || { diag "GET /transactions?cursor=$cursor: $STATUS $BODY"; return 1; }
-        jq -c '.data[]' <<<"$BODY" >>"$W/listed.pages"
-        cursor=$(jr .nextCursor)
-        [[ $cursor == null ]] && break
-    done
-    jq -s -c . "$W/listed.pages" >"$W/listed.json"
+    transactions_all "$W/listed.json" "${P[@]}"
 }
 ret_exts=$(printf '%s\n' "${EXT_RET[@]}" | jq -R . | jq -s -c .)
 t2=$SECONDS

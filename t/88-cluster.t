@@ -256,16 +256,7 @@ is "$(grep -c 'rsync SST completed' "$W/rejoin.log")" 0 "node $KILL needed no fu
 # --- everything settles --------------------------------------------------------------------------
 # walk_all CID SECRET OUT: every transaction of a platform into OUT.
 walk_all() {
-    local cursor=0
-    : >"$3.pages"
-    while :; do
-        api --nocheck --as "$1" "$2" GET "/transactions?limit=100&cursor=$cursor"
-        [[ $STATUS == 200 ]] || { diag "GET /transactions?cursor=$cursor: $STATUS $BODY"; return 1; }
-        jq -c '.data[]' <<<"$BODY" >>"$3.pages"
-        cursor=$(jr .nextCursor)
-        [[ $cursor == null ]] && break
-    done
-    jq -s -c . "$3.pages" >"$3"
+    transactions_all "$3" --as "$1" "$2"
 }
 # settle_wait: waits (bounded) until neither platform has an unfinished
 # transaction or job (a returned payout is refunded by a later job), then

@@ -367,6 +367,24 @@ create_token() {
     TOK_SECRET=$(jr .clientSecret)
 }
 
+# transactions_all OUT [API ARGS...]: every transaction the caller (API
+# ARGS, e.g. --as ID SECRET) can list, through every page of
+# GET /transactions?limit=100, as one JSON array into OUT; returns 1 (with
+# a diag) on an answer that is not 200.
+transactions_all() {
+    local out=$1 cursor=0
+    shift
+    : >"$out.pages"
+    while :; do
+        api --nocheck "$@" GET "/transactions?limit=100&cursor=$cursor"
+        [[ $STATUS == 200 ]] || { diag "GET /transactions?cursor=$cursor: $STATUS $BODY"; return 1; }
+        jq -c '.data[]' <<<"$BODY" >>"$out.pages"
+        cursor=$(jr .nextCursor)
+        [[ $cursor == null ]] && break
+    done
+    jq -s -c . "$out.pages" >"$out"
+}
+
 # walk_pages WHAT PATH LIMIT PAGESIZE WANT_IDS_JSON [END [KEY]]: walks a
 # list page by page (LIMIT '' = the default page size, which must be
 # PAGESIZE) until hasMore is false, checking every page's row count,
