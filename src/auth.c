@@ -35,6 +35,7 @@
 #include "xborder/db.h"
 #include "xborder/db_tokens.h"
 #include "xborder/db_transactions.h"
+#include "xborder/handlers.h"
 #include "xborder/ids.h"
 #include "xborder/log.h"
 #include "xborder/req.h"
@@ -46,6 +47,7 @@
 
 struct cache_slot {
 	char		id[UUID_LEN + 1];
+	char		platform_id[UUID_LEN + 1];	/* the token's, when verified */
 	unsigned char	secret_mac[32];
 	unsigned char	hash_mac[32];
 };
@@ -133,7 +135,7 @@ cache_hit(const char *id, const char *secret, const char *hash)
 }
 
 static void
-cache_put(const char *id, const char *secret, const char *hash)
+cache_put(const char *id, const char *secret, const char *hash, const char *platform)
 {
 	struct cache_slot *s = &cache[slot_of(id)];
 
@@ -143,6 +145,7 @@ cache_put(const char *id, const char *secret, const char *hash)
 		cache_key_ready = 1;
 	}
 	memcpy(s->id, id, UUID_LEN + 1);
+	snprintf(s->platform_id, sizeof(s->platform_id), "%s", platform);
 	mac(id, UUID_LEN, secret, strlen(secret), s->secret_mac);
 	mac("h", 1, hash, strlen(hash), s->hash_mac);
 }
@@ -202,22 +205,49 @@ throttled(struct req *req, int64_t retry_after)
 }
 
 /*
- * Reads the token; for a route that shows one transaction of the caller
- * (RF_TXN_WITH_TOKEN), that transaction in the same statement, kept in
- * req->txn_prefetch for the handler, who uses it only once the request is
- * authenticated.  An id that does not parse is left to the handler.
+ * The platform token id was last verified in by this worker, or NULL: a
+ * guess of where to read a list before the token is read (a token's
+ * platform never changes; the statement checks it anyway).
+ */
+static const char *
+cache_platform(const char *id)
+{
+	const struct cache_slot *s = &cache[slot_of(id)];
+
+	return strcmp(s->id, id) == 0 && s->platform_id[0] ? s->platform_id : NULL;
+}
+
+/*
+ * Reads the token and, in the same statement, what the route shows, kept
+ * for the handler, who uses it only once the request is authenticated:
+ * for RF_TXN_WITH_TOKEN the transaction (req->txn_prefetch; an id that
+ * does not parse is left to the handler), for RF_LIST_WITH_TOKEN the
+ * transactions' page in the platform this worker last verified the token
+ * in (req->list_prefetch; a query that does not parse is left to the
+ * handler, and so is a token not seen yet).
  */
 static int
 token_read(struct req *req, struct db *db, const char *id, struct token_auth *ta)
 {
 	char txn_id[UUID_LEN + 1];
+	struct txn_list_query q;
+	const char *platform;
+	unsigned flags = req->route != NULL ? req->route->flags : 0;
 
-	if (req->route == NULL || !(req->route->flags & RF_TXN_WITH_TOKEN) ||
-	    ids_parse(req_param(req, 0), "Transaction", 0, txn_id) < 0)
-		return db_token_auth_get(db, id, ta);
-	if (req->txn_prefetch == NULL)
-		req->txn_prefetch = xcalloc(1, sizeof(*req->txn_prefetch));
-	return db_token_auth_get_txn(db, id, txn_id, ta, req->txn_prefetch);
+	if ((flags & RF_TXN_WITH_TOKEN) &&
+	    ids_parse(req_param(req, 0), "Transaction", 0, txn_id) == 0) {
+		if (req->txn_prefetch == NULL)
+			req->txn_prefetch = xcalloc(1, sizeof(*req->txn_prefetch));
+		return db_token_auth_get_txn(db, id, txn_id, ta, req->txn_prefetch);
+	}
+	if ((flags & RF_LIST_WITH_TOKEN) && (platform = cache_platform(id)) != NULL &&
+	    transactions_query_quiet(req, &q) == 0) {
+		if (req->list_prefetch == NULL)
+			req->list_prefetch = xcalloc(1, sizeof(*req->list_prefetch));
+		return db_token_auth_get_list(db, id, platform, &q.f, q.limit, q.cursor,
+		    ta, req->list_prefetch);
+	}
+	return db_token_auth_get(db, id, ta);
 }
 
 int
@@ -254,7 +284,7 @@ auth_or_reply(struct req *req)
 	}
 	if (!ta.revoked && cache_hit(id, secret, ta.secret_hash)) {
 		stats_add(STAT_AUTH_CACHE_HITS, 1);
-		goto pass;
+		goto cached;
 	}
 	/*
 	 * Counted as a failure before the verification, in one statement:
@@ -289,8 +319,8 @@ auth_or_reply(struct req *req)
 		req_db_fail(req, rc);
 		goto fail;
 	}
-pass:
-	cache_put(id, secret, ta.secret_hash);
+	cache_put(id, secret, ta.secret_hash, ta.platform_id);
+cached:
 	memcpy(req->token_id, id, sizeof(req->token_id));
 	memcpy(req->platform_id, ta.platform_id, sizeof(req->platform_id));
 	req->can_view = ta.view;

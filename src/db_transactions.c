@@ -268,29 +268,51 @@ count_of(unsigned mask, char *buf, size_t len)
 	    index_of(mask), where);
 }
 
+/* The page's ids on the filter's index: a derived table named page. */
+static void
+page_of(unsigned mask, char *buf, size_t len)
+{
+	char where[256];
+
+	where_of(mask, where, sizeof(where));
+	snprintf(buf, len, "(SELECT id FROM transactions FORCE INDEX (%s)"
+	    " WHERE %s ORDER BY created_at DESC, id DESC LIMIT ? OFFSET ?) page",
+	    index_of(mask), where);
+}
+
 const char *
 db_txn_list_sql(unsigned mask, int page)
 {
-	static char *pages[TF_COMBINATIONS], *counts[TF_COMBINATIONS];
-	char where[256], count[384], buf[2048];
+	static char *texts[3][TF_COMBINATIONS];
+	char count[384], ids[512], buf[4096];
 
-	if (mask >= TF_COMBINATIONS)
+	if (mask >= TF_COMBINATIONS || page < 0 || page > 2)
 		return NULL;
-	if (pages[mask] == NULL) {
-		where_of(mask, where, sizeof(where));
+	if (texts[page][mask] == NULL) {
 		count_of(mask, count, sizeof(count));
-		/* The page's ids first, then their rows by primary key. */
-		snprintf(buf, sizeof(buf), "SELECT STRAIGHT_JOIN " TXN_COLS ", (SELECT %s), "
-		    QUOTES_DUE_SQL("transactions.platform_id") " FROM (SELECT id FROM transactions FORCE INDEX (%s)"
-		    " WHERE %s ORDER BY created_at DESC, id DESC LIMIT ? OFFSET ?) page"
-		    " JOIN transactions USING (id)", count, index_of(mask), where);
-		pages[mask] = xstrdup(buf);
-		snprintf(buf, sizeof(buf), "SELECT %s", count);
-		counts[mask] = xstrdup(buf);
+		page_of(mask, ids, sizeof(ids));
+		if (page == 0)
+			snprintf(buf, sizeof(buf), "SELECT %s", count);
+		else if (page == 1)
+			/* The page's ids first, then their rows by primary key. */
+			snprintf(buf, sizeof(buf), "SELECT STRAIGHT_JOIN " TXN_COLS
+			    ", (SELECT %s), " QUOTES_DUE_SQL("transactions.platform_id")
+			    " FROM %s JOIN transactions USING (id)", count, ids);
+		else
+			/*
+			 * The token's row, once per row of the page (once when
+			 * the page is empty); the rows only of the token's own
+			 * platform, whatever platform the page was looked for in.
+			 */
+			snprintf(buf, sizeof(buf), "SELECT STRAIGHT_JOIN " TOKEN_AUTH_COLS ", "
+			    TXN_COLS_OF("x.") ", (SELECT %s), " QUOTES_DUE_SQL("t.platform_id")
+			    TOKEN_AUTH_FROM " LEFT JOIN %s ON TRUE LEFT JOIN transactions x"
+			    " ON x.id = page.id AND x.platform_id = t.platform_id WHERE t.id = ?",
+			    count, ids);
+		texts[page][mask] = xstrdup(buf);
 	}
-	return page ? pages[mask] : counts[mask];
+	return texts[page][mask];
 }
-
 
 /* The values of mask's placeholders: the count's, or the filter's. */
 static size_t
@@ -322,6 +344,19 @@ bind_filter(const char *platform, const struct txn_filter *f, unsigned mask, int
 	return n;
 }
 
+/* The values of a page statement's placeholders (count, page, limit, offset). */
+static size_t
+bind_page(const char *platform, const struct txn_filter *f, unsigned mask,
+    int64_t limit, int64_t offset, struct db_val *v)
+{
+	size_t k = bind_filter(platform, f, mask, 1, v);
+
+	k += bind_filter(platform, f, mask, 0, v + k);
+	v[k++] = DBI(limit);
+	v[k++] = DBI(offset);
+	return k;
+}
+
 unsigned
 db_txn_list_combinations(void)
 {
@@ -329,8 +364,8 @@ db_txn_list_combinations(void)
 }
 
 int
-db_txn_list_explain(struct db *db, const char *platform, unsigned mask, int page,
-    struct db_rows *out)
+db_txn_list_explain(struct db *db, const char *platform, const char *token_id,
+    unsigned mask, int page, struct db_rows *out)
 {
 	/* Values of every filter; mask says which of them the statement has. */
 	static const struct txn_filter sample = { "00000000-0000-4000-8000-000000000000",
@@ -345,12 +380,12 @@ db_txn_list_explain(struct db *db, const char *platform, unsigned mask, int page
 	memset(out, 0, sizeof(*out));
 	if (sql == NULL)
 		return DB_ERR;
-	k = bind_filter(platform, &sample, mask, 1, v);
-	if (page) {
-		k += bind_filter(platform, &sample, mask, 0, v + k);
-		v[k++] = DBI(20);
-		v[k++] = DBI(0);
-	}
+	if (page == 0)
+		k = bind_filter(platform, &sample, mask, 1, v);
+	else
+		k = bind_page(platform, &sample, mask, 20, 0, v);
+	if (page == 2)
+		v[k++] = DBS(token_id);
 	len = strlen(sql) + sizeof("EXPLAIN ");
 	text = xmalloc(len);
 	snprintf(text, len, "EXPLAIN %s", sql);
@@ -381,10 +416,7 @@ db_txn_list(struct db *db, const char *platform, const struct txn_filter *f,
 
 	*out = NULL;
 	*n = 0;
-	k = bind_filter(platform, f, mask, 1, v);
-	k += bind_filter(platform, f, mask, 0, v + k);
-	v[k++] = DBI(limit);
-	v[k++] = DBI(offset);
+	k = bind_page(platform, f, mask, limit, offset, v);
 	if ((rc = db_query(db, db_txn_list_sql(mask, 1), v, k, &r)) != DB_OK)
 		return rc;
 	/*
@@ -428,6 +460,55 @@ db_txn_list(struct db *db, const char *platform, const struct txn_filter *f,
 	db_rows_free(&r);
 	qsort(*out, *n, sizeof(**out), newest_first);
 	return DB_OK;
+}
+
+int
+db_token_auth_get_list(struct db *db, const char *token_id, const char *platform,
+    const struct txn_filter *f, int64_t limit, int64_t offset, struct token_auth *ta,
+    struct txn_list_prefetch *p)
+{
+	enum { X = TOKEN_AUTH_NCOLS, TOTAL = X + TXN_NCOLS, DUE = TOTAL + 1 };
+	unsigned mask = filter_mask(f);
+	struct db_val v[21];
+	struct db_rows r;
+	size_t k;
+	int rc;
+
+	memset(ta, 0, sizeof(*ta));
+	txn_list_prefetch_free(p);
+	k = bind_page(platform, f, mask, limit, offset, v);
+	v[k++] = DBS(token_id);
+	if ((rc = db_query(db, db_txn_list_sql(mask, 2), v, k, &r)) != DB_OK)
+		return rc;
+	if (r.nrows == 0) {
+		db_rows_free(&r);
+		return DB_NOT_FOUND;
+	}
+	token_auth_from_row(&r, ta);
+	copy(p->platform_id, sizeof(p->platform_id), platform);
+	p->limit = limit;
+	p->offset = offset;
+	/* An empty page, or quotes to expire first: the handler reads it. */
+	if (strcmp(ta->platform_id, platform) == 0 && db_cell(&r, 0, X) != NULL &&
+	    db_cell_i64(&r, 0, DUE) == 0) {
+		p->list = xcalloc(r.nrows, sizeof(*p->list));
+		for (size_t i = 0; i < r.nrows; i++)
+			if (db_cell(&r, i, X) != NULL)
+				txn_from_cols(&r, i, X, &p->list[p->n++]);
+		p->total = db_cell_i64(&r, 0, TOTAL);
+		qsort(p->list, p->n, sizeof(*p->list), newest_first);
+		p->usable = 1;
+	}
+	db_rows_free(&r);
+	return DB_OK;
+}
+
+void
+txn_list_prefetch_free(struct txn_list_prefetch *p)
+{
+	if (p->list != NULL)
+		txn_list_free(p->list, p->n);
+	memset(p, 0, sizeof(*p));
 }
 
 int

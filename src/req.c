@@ -45,6 +45,10 @@ req_free(struct req *req)
 		txn_free(&req->txn_prefetch->t);
 		free(req->txn_prefetch);
 	}
+	if (req->list_prefetch != NULL) {
+		txn_list_prefetch_free(req->list_prefetch);
+		free(req->list_prefetch);
+	}
 	if (req->json != NULL)
 		json_object_put(req->json);
 	if (req->out != NULL)

@@ -80,7 +80,7 @@ const struct route_def routes[ROUTE__MAX] = {
 	[ROUTE_POST_TRANSFER_OUT] =
 	    { M_POST, "/transfer-out", h_transfer_out, PERM_MANAGE, RF_BODY },
 	[ROUTE_GET_TRANSACTIONS] =
-	    { M_GET, "/transactions", h_transactions_list, PERM_VIEW, 0 },
+	    { M_GET, "/transactions", h_transactions_list, PERM_VIEW, RF_LIST_WITH_TOKEN },
 	[ROUTE_GET_TRANSACTIONS_ONE] =
 	    { M_GET, "/transactions/{transactionId}", h_transactions_get, PERM_VIEW,
 		RF_TXN_WITH_TOKEN },

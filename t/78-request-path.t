@@ -2,7 +2,8 @@
 # 78-request-path.t - what the request path costs, read from the workers'
 # own counters (xborderctl stats): an authenticated GET /config is one
 # statement to MariaDB, GET /transactions/{id} one (read with the token), a
-# list page two, a transfer-out under an Idempotency-Key sixteen, a known
+# list page one (read with the token, in the platform the worker verified
+# it in before), a transfer-out under an Idempotency-Key sixteen, a known
 # secret costs no argon2 run; the configuration the workers cache follows
 # a PATCH on every worker at once; every statement GET /transactions can
 # run walks an index in the list's order (xborderctl explain-lists: no
@@ -105,10 +106,28 @@ api --as "$NP_CLIENT_ID" "$NP_SECRET" GET "/transactions/${TXS[0]}"
 is_status 404 "GET /transactions/{id} of another platform's transaction: 404"
 unlike "$BODY" "${TXS[0]#Transaction:}" "the 404 says nothing of it"
 NP_ID=${saved[0]} NP_CLIENT_ID=${saved[1]} NP_SECRET=${saved[2]}
-per_request "GET /transactions (first page)" "/transactions?limit=20" 2.1
-per_request "GET /transactions?status=COMPLETED" "/transactions?limit=20&status=COMPLETED" 2.1
-per_request "GET /transactions?customerId=..." "/transactions?limit=20&customerId=$CUST" 2.1
+per_request "GET /transactions (first page)" "/transactions?limit=20" 1.1
+per_request "GET /transactions?status=COMPLETED" "/transactions?limit=20&status=COMPLETED" 1.1
+per_request "GET /transactions?customerId=..." "/transactions?limit=20&customerId=$CUST" 1.1
+per_request "GET /transactions?limit=2&cursor=1" "/transactions?limit=2&cursor=1" 1.1
 per_request "GET /transactions past the end" "/transactions?limit=20&cursor=1000" 4.1
+# The page read with the token is the page the handler reads itself.
+api "${P[@]}" GET "/transactions?limit=2&cursor=1"
+jis '[.data[].transactionId]' "$(jq -cn --arg a "${TXS[1]}" --arg b "${TXS[0]}" '[$a, $b]')" \
+    "GET /transactions?limit=2&cursor=1: the second and first transfers, newest first"
+jis '[.hasMore, .nextCursor, .totalCount]' '[false,null,3]' "... and the envelope of the last page"
+api "${P[@]}" GET "/transactions?limit=20&customerId=$CUST&type=INCOMING"
+jis '[(.data | length), .totalCount]' '[0,0]' "GET /transactions?customerId=...&type=INCOMING: empty, totalCount 0"
+# Shown only to a caller who proves the secret; a query that does not
+# parse is still answered 400 once the caller is authenticated.
+api --as "$CRED_ID" "wrong-$CRED_SECRET" GET "/transactions?limit=20"
+is_status 401 "GET /transactions with a wrong secret: 401"
+unlike "$BODY" "${TXS[0]#Transaction:}" "the 401 says nothing of the transactions"
+api "${P[@]}" GET "/transactions?limit=0"
+is_status 400 "GET /transactions?limit=0 from a verified caller: 400"
+jis '.details | keys' '["limit"]' "... naming limit"
+api --as "$CRED_ID" "wrong-$CRED_SECRET" GET "/transactions?limit=0"
+is_status 401 "GET /transactions?limit=0 with a wrong secret: 401 first"
 
 # --- the cached configuration follows a change on every worker ----------------
 
@@ -129,7 +148,8 @@ out=$(xbctl explain-lists "$NP_ID" 2>&1)
 rc=$?
 is "$rc" 0 "xborderctl explain-lists exits 0 (no filesort, no full scan)"
 is "$(grep -c $'^BAD\t' <<<"$out")" 0 "no plan of a GET /transactions statement sorts or scans a table"
-is "$(cut -f2,3 <<<"$out" | sort -u | wc -l)" 128 "every filter combination's page and count was explained (64 x 2)"
+is "$(cut -f2,3 <<<"$out" | sort -u | wc -l)" 192 "every filter combination's page, page with the token and count was explained (64 x 3)"
+is "$(grep -c $'\ttoken+page\t<derived' <<<"$out")" 64 "the page read with the token is planned through the page's ids (the token exists)"
 [[ $rc == 0 ]] || diag "$(grep $'^BAD\t' <<<"$out" | head -5)"
 
 # --- totalCount's counters after inserts and status changes -------------------

@@ -86,8 +86,9 @@ int db_txn_list(struct db *db, const char *platform, const struct txn_filter *f,
 
 /*
  * The text of db_txn_list()'s statement for the filter combination mask
- * (0 .. db_txn_list_combinations() - 1): its page (page 1) or its count
- * (page 0); NULL past the last.  For xborderctl explain-lists.
+ * (0 .. db_txn_list_combinations() - 1): its page (page 1), its page read
+ * with the token (page 2, db_token_auth_get_list) or its count (page 0);
+ * NULL past the last.  For xborderctl explain-lists.
  */
 const char *db_txn_list_sql(unsigned mask, int page);
 unsigned db_txn_list_combinations(void);
@@ -95,10 +96,40 @@ unsigned db_txn_list_combinations(void);
 /*
  * EXPLAIN of that statement for platform, with sample values of the
  * filters: out has EXPLAIN's rows (id, select_type, table, type,
- * possible_keys, key, key_len, ref, rows, Extra).
+ * possible_keys, key, key_len, ref, rows, Extra).  page 2 is the page
+ * read with token token_id (db_token_auth_get_list), which must exist for
+ * the plan to show the page.
  */
-int db_txn_list_explain(struct db *db, const char *platform, unsigned mask, int page,
-    struct db_rows *out);
+int db_txn_list_explain(struct db *db, const char *platform, const char *token_id,
+    unsigned mask, int page, struct db_rows *out);
+
+/*
+ * A page of GET /transactions read in the statement that reads the
+ * caller's token (one round trip), for a platform the worker already saw
+ * the token authenticate in.  usable: the token's platform is that one,
+ * the page has rows and no quote is past its expiry, so list, n and total
+ * are the answer once the token is authenticated; otherwise the handler
+ * reads the page itself (db_txn_list).  list is newest first (txn_list_free).
+ */
+struct txn_list_prefetch {
+	char		 platform_id[37];
+	int64_t		 limit, offset;
+	int		 usable;
+	struct txn	*list;
+	size_t		 n;
+	int64_t		 total;
+};
+
+/*
+ * db_token_auth_get() of token_id and, in the same statement, the page of
+ * f, limit and offset in platform (a guess: used only when it is the
+ * token's) into p.  Returns what db_token_auth_get returns.
+ */
+struct token_auth;
+int db_token_auth_get_list(struct db *db, const char *token_id, const char *platform,
+    const struct txn_filter *f, int64_t limit, int64_t offset, struct token_auth *ta,
+    struct txn_list_prefetch *p);
+void txn_list_prefetch_free(struct txn_list_prefetch *p);
 
 /*
  * After transaction id of platform was inserted (old_status NULL) or its

@@ -12,6 +12,7 @@
 
 #include <json-c/json.h>
 
+#include "xborder/db_transactions.h"
 #include "xborder/router.h"
 
 struct req;
@@ -240,6 +241,23 @@ int ppv_parse(const char *address, char name[65], char domain[254]);
 /* The Transaction resource, outgoing or incoming variant (h_transactions.c). */
 struct txn;
 json_object *json_transaction(const struct txn *t);
+
+/*
+ * The query of GET /transactions, parsed: f points into the struct (ids,
+ * start, end) and into the request, so the struct is not copied.
+ */
+struct txn_list_query {
+	struct txn_filter	 f;
+	char			 ids[4][37], start[32], end[32];
+	int64_t			 limit, cursor;
+};
+
+/*
+ * Parses the query of GET /transactions into q; 0, or -1 when it is not
+ * valid, with nothing answered (the handler answers the 400 once the
+ * caller is authenticated).
+ */
+int transactions_query_quiet(struct req *req, struct txn_list_query *q);
 
 /*
  * Adds the review fields of a case in the lane (a PENDING transaction with

@@ -16,6 +16,7 @@
 struct conf;
 struct db;
 struct txn_prefetch;
+struct txn_list_prefetch;
 typedef struct FCGX_Request FCGX_Request;
 
 struct query_param {
@@ -55,6 +56,7 @@ struct req {
 	int			 can_manage;
 	int64_t			 config_version;	/* read with the token */
 	struct txn_prefetch	*txn_prefetch;	/* RF_TXN_WITH_TOKEN: owned */
+	struct txn_list_prefetch *list_prefetch; /* RF_LIST_WITH_TOKEN: owned */
 
 	/* Body. */
 	char			*body;

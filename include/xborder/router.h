@@ -24,6 +24,7 @@ enum perm {
 #define RF_PLATFORM_HDR	0x04	/* honours the X-Platform-Id header */
 #define RF_SECRET_ONCE	0x08	/* answers a clientSecret that is never kept */
 #define RF_TXN_WITH_TOKEN 0x10	/* {0} is a transaction id, read with the token */
+#define RF_LIST_WITH_TOKEN 0x20	/* the transactions' page is read with the token */
 
 typedef int (*route_handler)(struct req *);
 

@@ -26,6 +26,7 @@
 #include "xborder/db_platforms.h"
 #include "xborder/ids.h"
 #include "xborder/db_review.h"
+#include "xborder/db_tokens.h"
 #include "xborder/db_transactions.h"
 #include "xborder/db_wh_keys.h"
 #include "xborder/money.h"
@@ -485,7 +486,8 @@ cmd_status(struct db *db, const struct conf *conf, int argc, char **argv)
 
 /*
  * explain-lists PLATFORM_ID: EXPLAIN of every statement GET /transactions
- * can run (each combination of filters, its page and its count), one line
+ * can run (each combination of filters: its page, its page read with a
+ * token of the platform, and its count), one line
  * per table of each plan.  Exits 1 when a plan sorts rows (filesort) or
  * reads a whole table (type ALL on anything but a derived table of the
  * page's ids): a list must walk an index in its order, however many
@@ -494,16 +496,28 @@ cmd_status(struct db *db, const struct conf *conf, int argc, char **argv)
 static int
 cmd_explain_lists(struct db *db, const struct conf *conf, int argc, char **argv)
 {
+	static const char *const what[] = { "count", "page", "token+page" };
+	struct token *tokens;
+	char token_id[37];
+	size_t ntokens;
+	int64_t total;
 	int bad = 0;
 
 	(void)conf;
 	if (argc != 2 || !ids_is_uuid(argv[1]))
 		usage();
+	/* The page read with a token shows its plan only for a token that exists. */
+	if (db_token_list(db, argv[1], 1, 0, &tokens, &ntokens, &total) != DB_OK)
+		die("explain-lists: %s", db_error(db));
+	if (ntokens == 0)
+		die("explain-lists: platform %s has no token", argv[1]);
+	snprintf(token_id, sizeof(token_id), "%s", tokens[0].id);
+	token_list_free(tokens, ntokens);
 	for (unsigned mask = 0; mask < db_txn_list_combinations(); mask++)
-		for (int page = 1; page >= 0; page--) {
+		for (int page = 2; page >= 0; page--) {
 			struct db_rows r;
 
-			if (db_txn_list_explain(db, argv[1], mask, page, &r) != DB_OK)
+			if (db_txn_list_explain(db, argv[1], token_id, mask, page, &r) != DB_OK)
 				die("explain-lists: %s", db_error(db));
 			for (size_t i = 0; i < r.nrows; i++) {
 				const char *table = db_cell(&r, i, 2), *type = db_cell(&r, i, 3);
@@ -513,7 +527,7 @@ cmd_explain_lists(struct db *db, const struct conf *conf, int argc, char **argv)
 				    (table == NULL || strncmp(table, "<derived", 8) != 0);
 
 				printf("%s\tfilters=%02x\t%s\t%s\t%s\t%s\t%s\n",
-				    sorts || scans ? "BAD" : "ok", mask, page ? "page" : "count",
+				    sorts || scans ? "BAD" : "ok", mask, what[page],
 				    table ? table : "-", type ? type : "-", key ? key : "-",
 				    extra ? extra : "-");
 				bad |= sorts || scans;
