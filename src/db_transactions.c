@@ -156,12 +156,15 @@ db_token_auth_get_txn(struct db *db, const char *token_id, const char *txn_id,
 {
 	/*
 	 * The transaction is looked for in the token's own platform only:
-	 * the join is on t.platform_id, whatever the caller sent.
+	 * the join is on t.platform_id, whatever the caller sent.  Only its
+	 * own quote can change it by expiring (expire_tx), so only that quote
+	 * is looked at (by the unique transaction_id).
 	 */
 	static const char sql[] =
 	    "SELECT " TOKEN_AUTH_COLS ", " TXN_COLS_OF("x.") ", "
-	    QUOTES_DUE_SQL("t.platform_id") TOKEN_AUTH_FROM
+	    QUOTE_DUE_OF("q") TOKEN_AUTH_FROM
 	    " LEFT JOIN transactions x ON x.platform_id = t.platform_id AND x.id = ?"
+	    " LEFT JOIN quotes q ON q.transaction_id = x.id AND q.platform_id = t.platform_id"
 	    " WHERE t.id = ?";
 	struct db_val a[] = { DBS(txn_id), DBS(token_id) };
 	struct db_rows r;

@@ -179,8 +179,8 @@ int db_job_add(struct db *db, const char *kind, const char *ref_id, const char *
 /*
  * A transaction read in the statement that reads the caller's token (for
  * GET /transactions/{id}: one round trip).  read: the statement ran; due:
- * the token's platform has quotes past their expiry, so t was not taken
- * (db_txn_get_fresh must expire them first); found: t holds transaction
+ * the transaction's quote is past its expiry, so t was not taken
+ * (db_txn_get_fresh must expire it first); found: t holds transaction
  * id of the token's platform (caller frees with txn_free).
  */
 struct txn_prefetch {
