@@ -1005,23 +1005,6 @@ db_idem_begin(struct db *db, const char *platform, const char *key, const char *
 }
 
 int
-db_idem_hold(struct db *db, const char *platform, const char *key, const char *claim)
-{
-	static const char sql[] =
-	    "SELECT claim_id <=> ? AND state = 'RUNNING' FROM idempotency_keys"
-	    " WHERE platform_id = ? AND idem_key = ? FOR UPDATE";
-	struct db_val a[] = { DBS(claim), DBS(platform), DBS(key) };
-	struct db_rows r;
-	int rc;
-
-	if ((rc = db_query_one(db, sql, a, NARGS(a), &r)) != DB_OK)
-		return rc == DB_NOT_FOUND ? DB_CONFLICT : rc;
-	rc = db_cell_i64(&r, 0, 0) ? DB_OK : DB_CONFLICT;
-	db_rows_free(&r);
-	return rc;
-}
-
-int
 db_idem_finish(struct db *db, const char *platform, const char *key, const char *claim,
     int status, const char *body)
 {

@@ -233,18 +233,13 @@ idempotent_attempt(struct req *req, const char *claim, int attempt, int *forget)
 		req_db_fail(req, rc);
 		return 0;
 	}
-	if ((rc = db_idem_hold(db, req->platform_id, key, claim)) != DB_OK) {
-		if (db_outer_retry(db))
-			goto again;
-		db_outer_rollback(db);
-		if (rc == DB_CONFLICT)
-			key_in_use(req);	/* taken over: its new owner answers */
-		else {
-			*forget = 1;
-			req_db_fail(req, rc);
-		}
-		return 0;
-	}
+	/*
+	 * The claim is checked, and its row locked, by the last statement
+	 * (db_idem_finish): an attempt whose claim was taken over meanwhile
+	 * (its lease passed) rolls back everything it did and answers 409,
+	 * and the new owner's attempt is the one that commits.
+	 */
+	fault_point("pause-before-handler");
 	req->route->handler(req);
 	/* A store failure may have dropped the connection: ask again. */
 	if ((db = db_handle(req->conf)) == NULL) {

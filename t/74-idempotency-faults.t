@@ -11,6 +11,8 @@
 #  - kill-before-commit: the worker dies before the commit; nothing moved,
 #    the claim is IN_USE until its lease (30 s) passes, then a retry runs
 #    the request, once;
+#  - pause-before-handler: the claim passes to another attempt while the
+#    first pauses; the first rolls back and answers 409;
 #  - pause-delete-customer: DELETE /customers pauses between its balance
 #    check and its count of open transactions while a transfer-in settles:
 #    the delete is refused (409) and the money lands on a live customer.
@@ -110,6 +112,40 @@ is "$BAL" 94000 "kill-before-commit: still moved once"
 tx_count "$C"
 is "$TXN" $((n0 + 3)) "kill-before-commit: one transaction for the key"
 ok "$(grep -c 'taken over after its lease passed' "$FCGI_LOG")" "the take-over is logged"
+
+# --- the claim taken over while its attempt still runs ------------------------------
+# The attempt pauses before its handler; meanwhile its claim passes to
+# another attempt (as a take-over after the lease does; here written in
+# SQL).  The attempt's last statement finds the claim gone: everything it
+# did rolls back and it answers 409, retryable.  The claim is checked only
+# there, so a check that is missing moves the money.
+SOCK=$XB_DEV_DIR/run/mysqld.sock
+sql() { mariadb --no-defaults --socket="$SOCK" --user="$(id -un)" xborder -N -e "$1"; }
+key="$RUN-overtaken"
+body=$(xfer_body "$C_INT" "$C_EXT" 500)
+balance_of "$C_INT"
+bal0=$BAL
+tx_count "$C"
+n1=$TXN
+curl -sk --max-time 30 -u "$XB_CLIENT_ID:$XB_CLIENT_SECRET" -H 'Content-Type: application/json' \
+    -H "Idempotency-Key: $key" -H 'X-Xborder-Fault: pause-before-handler' \
+    -w '\n%{http_code}' -X POST "$XB_BASE_URL/transfer-out" -d "$body" >"$_API_TMP/overtaken.out" &
+paused=$!
+for ((i = 0; i < 40; i++)); do
+    [[ $(sql "SELECT COUNT(*) FROM idempotency_keys WHERE idem_key = '$key' AND state = 'RUNNING'") == 1 ]] && break
+    sleep 0.05
+done
+is "$(sql "UPDATE idempotency_keys SET claim_id = UUID() WHERE idem_key = '$key' AND state = 'RUNNING'; SELECT ROW_COUNT()")" 1 \
+    "overtaken: the running claim passed to another attempt"
+wait "$paused"
+out=$(cat "$_API_TMP/overtaken.out")
+is "${out##*$'\n'}" 409 "overtaken: the paused attempt answers 409"
+is "$(jq -r .code <<<"${out%$'\n'*}")" IDEMPOTENCY_KEY_IN_USE "overtaken: IDEMPOTENCY_KEY_IN_USE"
+balance_of "$C_INT"
+is "$BAL" "$bal0" "overtaken: nothing moved"
+tx_count "$C"
+is "$TXN" "$n1" "overtaken: no transaction was made"
+is "$(sql "SELECT state FROM idempotency_keys WHERE idem_key = '$key'")" RUNNING "overtaken: the key is still the new owner's"
 
 # --- a deletion racing a settlement ---------------------------------------------------
 # The customer holds nothing and has one transfer-in, settling ~0.3 s after

@@ -242,15 +242,10 @@ int db_idem_begin(struct db *db, const char *platform, const char *key, const ch
     int64_t lease_s, char claim[37], enum idem_state *state, int *status, char **body);
 
 /*
- * Inside the request's transaction: locks the key's row and checks that
- * claim still holds it.  DB_OK, DB_CONFLICT when another attempt took it
- * over, or a failure.
- */
-int db_idem_hold(struct db *db, const char *platform, const char *key, const char *claim);
-
-/*
- * Inside the request's transaction: stores the response to replay (DONE).
- * DB_OK, DB_CONFLICT when claim no longer holds the key, or a failure.
+ * Inside the request's transaction, as its last statement: stores the
+ * response to replay (DONE) if claim still holds the key.  DB_OK,
+ * DB_CONFLICT when another attempt took it over (the caller rolls back),
+ * or a failure.
  */
 int db_idem_finish(struct db *db, const char *platform, const char *key, const char *claim,
     int status, const char *body);
