@@ -349,6 +349,7 @@ execute_tx(struct db *db, void *arg)
 	int rc, ext, expired;
 
 	memset(&t, 0, sizeof(t));
+	txn_free(x->out);	/* what an attempt that rolled back read */
 	ids_uuid4(in_id);
 	*x->why = QUOTE_OK;
 	/* Customers first (the lock order), so read the quote once unlocked. */
@@ -393,7 +394,7 @@ execute_tx(struct db *db, void *arg)
 			goto out;
 	}
 	if (ext) {
-		if ((rc = db_txn_set_status(db, q.platform_id, q.transaction_id, "PROCESSING", 0)) != DB_OK ||
+		if ((rc = db_txn_set_status_from(db, &t, "PROCESSING", 0, x->out)) != DB_OK ||
 		    (rc = db_job_add(db, "settle", q.transaction_id, q.platform_id,
 		    PAYOUT_DELAY_MS)) != DB_OK)
 			goto out;
@@ -402,15 +403,14 @@ execute_tx(struct db *db, void *arg)
 		    DBS(q.recv_customer_id), DBSN(recv_pcid), DBS(dest),
 		    DBS(q.recv_ppv_address), DBS(q.recv_currency), DBI(q.recv_amount) };
 
-		if ((rc = db_txn_set_status(db, q.platform_id, q.transaction_id, "COMPLETED",
-		    1)) != DB_OK ||
+		if ((rc = db_txn_set_status_from(db, &t, "COMPLETED", 1, x->out)) != DB_OK ||
 		    (rc = db_exec(db, ins_in, in, NARGS(in), NULL)) != DB_OK ||
 		    (rc = db_txn_changed(db, q.recv_platform_id, in_id, NULL, NULL)) != DB_OK)
 			goto out;
 	}
-	txn_free(&t);
-	rc = db_txn_get(db, q.platform_id, q.transaction_id, x->out);
 out:
+	if (rc != DB_OK)
+		txn_free(x->out);	/* the answer is the transaction as committed */
 	txn_free(&t);
 	quote_free(&q);
 	free(recv_pcid);

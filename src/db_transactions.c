@@ -615,18 +615,36 @@ db_txn_changed(struct db *db, const char *platform, const char *id, const char *
 	return txn_recorded(db, &t, old_status, out);
 }
 
+/*
+ * Sets id's status from old (read under its row lock in this transaction)
+ * to status; out, when not NULL, receives the row as it then is.
+ */
+static int
+status_change(struct db *db, const char *platform, const char *id, const char *old,
+    const char *status, int settled, struct txn *out)
+{
+	static const char sql[] =
+	    "UPDATE transactions SET status = ?, updated_at = UTC_TIMESTAMP(3),"
+	    " settled_at = IF(? AND settled_at IS NULL, UTC_TIMESTAMP(3), settled_at)"
+	    " WHERE platform_id = ? AND id = ?";
+	struct db_val a[] = { DBS(status), DBI(settled), DBS(platform), DBS(id) };
+	int rc;
+
+	if (strcmp(old, status) == 0)
+		return out != NULL ? db_txn_get(db, platform, id, out) : DB_OK;
+	if ((rc = db_exec(db, sql, a, NARGS(a), NULL)) != DB_OK)
+		return rc;
+	/* Every status change is counted and has its event, in this transaction. */
+	return db_txn_changed(db, platform, id, old, out);
+}
+
 int
 db_txn_set_status(struct db *db, const char *platform, const char *id, const char *status,
     int settled)
 {
 	static const char cur[] =
 	    "SELECT status FROM transactions WHERE platform_id = ? AND id = ? FOR UPDATE";
-	static const char sql[] =
-	    "UPDATE transactions SET status = ?, updated_at = UTC_TIMESTAMP(3),"
-	    " settled_at = IF(? AND settled_at IS NULL, UTC_TIMESTAMP(3), settled_at)"
-	    " WHERE platform_id = ? AND id = ?";
 	struct db_val k[] = { DBS(platform), DBS(id) };
-	struct db_val a[] = { DBS(status), DBI(settled), DBS(platform), DBS(id) };
 	char old[16];
 	struct db_rows r;
 	int rc;
@@ -635,12 +653,14 @@ db_txn_set_status(struct db *db, const char *platform, const char *id, const cha
 		return rc == DB_NOT_FOUND ? DB_OK : rc;
 	copy(old, sizeof(old), db_cell(&r, 0, 0));
 	db_rows_free(&r);
-	if (strcmp(old, status) == 0)
-		return DB_OK;
-	if ((rc = db_exec(db, sql, a, NARGS(a), NULL)) != DB_OK)
-		return rc;
-	/* Every status change is counted and has its event, in this transaction. */
-	return db_txn_changed(db, platform, id, old, NULL);
+	return status_change(db, platform, id, old, status, settled, NULL);
+}
+
+int
+db_txn_set_status_from(struct db *db, const struct txn *t, const char *status, int settled,
+    struct txn *out)
+{
+	return status_change(db, t->platform_id, t->id, t->status, status, settled, out);
 }
 
 int

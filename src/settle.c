@@ -96,13 +96,13 @@ settle_quote(struct db *db, const struct txn *t)
 		return rc == DB_NOT_FOUND ? DB_ERR : rc;
 	if (strcmp(q.outcome, "FAILS") == 0) {
 		if ((rc = db_quote_reverse(db, &q, "quote_payout_failed")) == DB_OK)
-			rc = db_txn_set_status(db, t->platform_id, t->id, "FAILED", 0);
+			rc = db_txn_set_status_from(db, t, "FAILED", 0, NULL);
 	} else if (strcmp(q.outcome, "RETURNS") == 0) {
 		/* Kept in transit until the bank returns it, as transfer-outs. */
-		if ((rc = db_txn_set_status(db, t->platform_id, t->id, "COMPLETED", 1)) == DB_OK)
+		if ((rc = db_txn_set_status_from(db, t, "COMPLETED", 1, NULL)) == DB_OK)
 			rc = db_job_add(db, "refund", t->id, t->platform_id, REFUND_DELAY_MS);
 	} else if ((rc = db_quote_payout_done(db, &q)) == DB_OK)
-		rc = db_txn_set_status(db, t->platform_id, t->id, "COMPLETED", 1);
+		rc = db_txn_set_status_from(db, t, "COMPLETED", 1, NULL);
 	quote_free(&q);
 	return rc;
 }
@@ -121,7 +121,7 @@ refund(struct db *db, const struct txn *t)
 		quote_free(&q);
 	}
 	if (rc == DB_OK)
-		rc = db_txn_set_status(db, t->platform_id, t->id, "REFUNDED", 1);
+		rc = db_txn_set_status_from(db, t, "REFUNDED", 1, NULL);
 	return rc;
 }
 
@@ -134,7 +134,7 @@ settle(struct db *db, const struct txn *t)
 		if (!fails) {
 			rc = move(db, t, ACCT_IN_TRANSIT, ACCT_CUSTOMER, "transfer_in_settled");
 			if (rc == DB_OK)
-				return db_txn_set_status(db, t->platform_id, t->id, "COMPLETED", 1);
+				return db_txn_set_status_from(db, t, "COMPLETED", 1, NULL);
 			if (rc != DB_LIMIT)
 				return rc;
 			log_msg(LOG_LVL_WARN, NULL, "settle: transfer-in %s would take account %s"
@@ -142,22 +142,22 @@ settle(struct db *db, const struct txn *t)
 		}
 		if ((rc = move(db, t, ACCT_IN_TRANSIT, ACCT_SANDBOX, "transfer_in_failed")) != DB_OK)
 			return rc;
-		return db_txn_set_status(db, t->platform_id, t->id, "FAILED", 0);
+		return db_txn_set_status_from(db, t, "FAILED", 0, NULL);
 	}
 	if (strcmp(t->kind, "TRANSFER_OUT") == 0) {
 		if (fails) {
 			if ((rc = move(db, t, ACCT_IN_TRANSIT, ACCT_CUSTOMER, "payout_failed")) != DB_OK)
 				return rc;
-			return db_txn_set_status(db, t->platform_id, t->id, "FAILED", 0);
+			return db_txn_set_status_from(db, t, "FAILED", 0, NULL);
 		}
 		if (strcmp(t->outcome, "RETURNS") == 0) {
-			if ((rc = db_txn_set_status(db, t->platform_id, t->id, "COMPLETED", 1)) != DB_OK)
+			if ((rc = db_txn_set_status_from(db, t, "COMPLETED", 1, NULL)) != DB_OK)
 				return rc;
 			return db_job_add(db, "refund", t->id, t->platform_id, REFUND_DELAY_MS);
 		}
 		if ((rc = move(db, t, ACCT_IN_TRANSIT, ACCT_SANDBOX, "payout_settled")) != DB_OK)
 			return rc;
-		return db_txn_set_status(db, t->platform_id, t->id, "COMPLETED", 1);
+		return db_txn_set_status_from(db, t, "COMPLETED", 1, NULL);
 	}
 	log_msg(LOG_LVL_WARN, NULL, "settle: transaction %s of kind %s has no settlement",
 	    t->id, t->kind);

@@ -284,4 +284,36 @@ is "$(delta requests)" "$K" "transfer-out: the request counter moved by exactly 
 ok "$(awk -v s="$st" -v n="$K" 'BEGIN { exit !(s / n <= 15.5) }' && echo 1)" \
     "transfer-out: $(awk -v s="$st" -v n="$K" 'BEGIN { printf "%.2f", s / n }') statements per request (at most 15.5)"
 
+# --- executing a quote ---------------------------------------------------------
+# POST /quotes/{id}/execute to a PPV address (no Idempotency-Key): auth,
+# then the transaction: autocommit off, the quote read, both customers'
+# locks, the quote locked, its transaction locked, the receiving account,
+# the sending side's accounts, their change and the postings, the quote
+# marked executed, the status changed and the row read back with its count
+# and event (the row locked is the one changed, so its status is not read
+# again, and the answer is the row read back), the incoming transaction
+# with its count and event, the commit: 21, and a few more over the run (a
+# worker that prepares one late, or checks an idle connection), so at most
+# 22 on average: 23 (the status read again under its lock, the answer read
+# again at the end) fails.
+QX=()
+for ((i = 0; i < 20; i++)); do
+    api "${P[@]}" POST /quotes "$(ppv_quote "$SRC_INT" "$CUST_PPV" EUR SENDING 100)"
+    QX+=("$(jr .quoteId)")
+done
+for q in "${QX[@]:0:8}"; do # every worker has prepared the statements
+    api --nocheck "${P[@]}" POST "/quotes/$q/execute"
+done
+snapshot
+ex=0
+for q in "${QX[@]:8}"; do
+    api "${P[@]}" POST "/quotes/$q/execute"
+    [[ $STATUS == 200 && $(jr .status) == COMPLETED ]] && ex=$((ex + 1))
+done
+is "$ex" 12 "12 quotes executed: 200, their transactions COMPLETED"
+st=$(delta db_statements)
+diag "execute: $(awk -v s="$st" 'BEGIN { printf "%.2f", s / 12 }') statements per request"
+ok "$(awk -v s="$st" 'BEGIN { exit !(s / 12 <= 22) }' && echo 1)" \
+    "execute: $(awk -v s="$st" 'BEGIN { printf "%.2f", s / 12 }') statements per request (at most 22)"
+
 done_testing

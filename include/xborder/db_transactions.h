@@ -219,6 +219,15 @@ int db_txn_set_status(struct db *db, const char *platform, const char *id,
     const char *status, int settled);
 
 /*
+ * db_txn_set_status() of t, read with db_txn_lock() in this database
+ * transaction (so its status is the row's, and stays so): one statement
+ * fewer.  out, when not NULL, receives the row as it then is (caller
+ * frees).
+ */
+int db_txn_set_status_from(struct db *db, const struct txn *t, const char *status,
+    int settled, struct txn *out);
+
+/*
  * Housekeeping: deletes idempotency records past their expiry, jobs done
  * more than a day ago and webhook events created more than 30 days ago
  * that are no longer pending (a bounded batch each); *n receives how many.
