@@ -200,7 +200,7 @@ create_tx(struct db *db, void *arg)
 	    " destination_type, destination_ref, currency, amount, exchange_rate,"
 	    " fee_currency, fee_amount, outcome, created_at, updated_at)"
 	    " VALUES (?, ?, 'QUOTE', 'OUTGOING', 'CREATED', ?, ?, ?, ?, ?, ?, ?, ?, ?,"
-	    " ?, ?, ?, ?, ?, ?)";
+	    " ?, ?, ?, ?, ?, ?) RETURNING " TXN_COLS;
 	static const char ins_quote[] =
 	    "INSERT INTO quotes (" QUOTE_COLS ") VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?,"
 	    " ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, NULL)";
@@ -237,9 +237,8 @@ create_tx(struct db *db, void *arg)
 		    DBI(q->fee_receiver_bps), DBSN(q->counterparty), DBS(q->outcome),
 		    DBS(q->status), DBS(created), DBS(expires) };
 
-		if ((rc = db_exec(db, ins_txn, a, NARGS(a), NULL)) == DB_OK &&
-		    (rc = db_exec(db, ins_quote, b, NARGS(b), NULL)) == DB_OK)
-			rc = db_txn_changed(db, q->platform_id, txn_id, NULL, NULL);
+		if ((rc = db_txn_insert(db, ins_txn, a, NARGS(a), NULL)) == DB_OK)
+			rc = db_exec(db, ins_quote, b, NARGS(b), NULL);
 	}
 	db_rows_free(&r);
 	if (rc == DB_OK)
@@ -338,7 +337,7 @@ execute_tx(struct db *db, void *arg)
 	    " platform_customer_id, internal_account_id, destination_type, destination_ref,"
 	    " currency, amount, created_at, updated_at, settled_at)"
 	    " VALUES (?, ?, 'QUOTE_IN', 'INCOMING', 'COMPLETED', ?, ?, ?, 'PPV_ADDRESS', ?,"
-	    " ?, ?, UTC_TIMESTAMP(3), UTC_TIMESTAMP(3), UTC_TIMESTAMP(3))";
+	    " ?, ?, UTC_TIMESTAMP(3), UTC_TIMESTAMP(3), UTC_TIMESTAMP(3)) RETURNING " TXN_COLS;
 	struct exec_args *x = arg;
 	struct db_val a[] = { DBS(x->platform), DBS(x->id) };
 	struct posting_set s = { .n = 0 };
@@ -404,8 +403,7 @@ execute_tx(struct db *db, void *arg)
 		    DBS(q.recv_ppv_address), DBS(q.recv_currency), DBI(q.recv_amount) };
 
 		if ((rc = db_txn_set_status_from(db, &t, "COMPLETED", 1, x->out)) != DB_OK ||
-		    (rc = db_exec(db, ins_in, in, NARGS(in), NULL)) != DB_OK ||
-		    (rc = db_txn_changed(db, q.recv_platform_id, in_id, NULL, NULL)) != DB_OK)
+		    (rc = db_txn_insert(db, ins_in, in, NARGS(in), NULL)) != DB_OK)
 			goto out;
 	}
 out:

@@ -21,16 +21,6 @@
 #include "xborder/ids.h"
 #include "xborder/util.h"
 
-/* The columns txn_from_row reads, each prefixed by p (a table alias and '.'). */
-#define TXN_COLS_OF(p) p "id, " p "platform_id, " p "kind, " p "type, " p "status, " \
-	p "customer_id, " p "platform_customer_id, " p "quote_id, " p "internal_account_id, " \
-	p "external_account_id, " p "destination_type, " p "destination_ref, " p "currency, " \
-	p "amount, " p "exchange_rate, " p "fee_currency, " p "fee_amount, " p "outcome, " \
-	p "created_at, " p "updated_at, " p "settled_at, " p "review_scenario, " \
-	p "review_detail, " p "transit_shard"
-#define TXN_COLS TXN_COLS_OF("")
-#define TXN_NCOLS 24
-
 #define SETTLE_DELAY_MS 300
 
 static char *
@@ -591,8 +581,8 @@ count_change(struct db *db, const struct txn *t, const char *old_status)
 }
 
 /*
- * The part of db_txn_changed() after the row is read: t as it is now,
- * counted and its event queued.  t is freed unless out takes it.
+ * The part of txn_changed() and db_txn_insert() after the row is read: t
+ * as it is now, counted and its event queued.  t is freed unless out takes it.
  */
 static int
 txn_recorded(struct db *db, struct txn *t, const char *old_status, struct txn *out)
@@ -609,7 +599,26 @@ txn_recorded(struct db *db, struct txn *t, const char *old_status, struct txn *o
 }
 
 int
-db_txn_changed(struct db *db, const char *platform, const char *id, const char *old_status,
+db_txn_insert(struct db *db, const char *sql, const struct db_val *args, size_t n,
+    struct txn *out)
+{
+	struct db_rows r;
+	struct txn t;
+	int rc;
+
+	if ((rc = db_query_one(db, sql, args, n, &r)) != DB_OK)
+		return rc == DB_NOT_FOUND ? DB_ERR : rc;
+	txn_from_row(&r, 0, &t);
+	db_rows_free(&r);
+	return txn_recorded(db, &t, NULL, out);
+}
+
+/*
+ * After id's status changed from old_status: reads it, counts it and
+ * queues its event; out, when not NULL, receives the row (caller frees).
+ */
+static int
+txn_changed(struct db *db, const char *platform, const char *id, const char *old_status,
     struct txn *out)
 {
 	struct txn t;
@@ -640,7 +649,7 @@ status_change(struct db *db, const char *platform, const char *id, const char *o
 	if ((rc = db_exec(db, sql, a, NARGS(a), NULL)) != DB_OK)
 		return rc;
 	/* Every status change is counted and has its event, in this transaction. */
-	return db_txn_changed(db, platform, id, old, out);
+	return txn_changed(db, platform, id, old, out);
 }
 
 int
@@ -740,15 +749,7 @@ transfer_tx(struct db *db, void *arg)
 		    DBS(x->out ? t->external_account_id : t->ppv_address),
 		    DBS(t->currency), DBI(t->amount), DBS(t->outcome), DBI(x->shard) };
 
-		struct db_rows r;
-		struct txn rec;
-
-		/* The row as recorded comes back with the insert: one round trip. */
-		if ((rc = db_query_one(db, ins, a, NARGS(a), &r)) != DB_OK)
-			goto out;
-		txn_from_row(&r, 0, &rec);
-		db_rows_free(&r);
-		if ((rc = txn_recorded(db, &rec, NULL, &x->txn)) != DB_OK)
+		if ((rc = db_txn_insert(db, ins, a, NARGS(a), &x->txn)) != DB_OK)
 			goto out;
 	}
 	rc = db_job_add(db, "settle", x->id, x->platform, SETTLE_DELAY_MS);

@@ -12,6 +12,20 @@
 
 struct db;
 struct db_rows;
+struct db_val;
+
+/*
+ * The columns of a transaction in the order the store reads them, each
+ * prefixed by p (a table alias and '.'): for "RETURNING " TXN_COLS.
+ */
+#define TXN_COLS_OF(p) p "id, " p "platform_id, " p "kind, " p "type, " p "status, " \
+	p "customer_id, " p "platform_customer_id, " p "quote_id, " p "internal_account_id, " \
+	p "external_account_id, " p "destination_type, " p "destination_ref, " p "currency, " \
+	p "amount, " p "exchange_rate, " p "fee_currency, " p "fee_amount, " p "outcome, " \
+	p "created_at, " p "updated_at, " p "settled_at, " p "review_scenario, " \
+	p "review_detail, " p "transit_shard"
+#define TXN_COLS TXN_COLS_OF("")
+#define TXN_NCOLS 24
 
 struct txn {
 	char	 id[37];
@@ -132,14 +146,15 @@ int db_token_auth_get_list(struct db *db, const char *token_id, const char *plat
 void txn_list_prefetch_free(struct txn_list_prefetch *p);
 
 /*
- * After transaction id of platform was inserted (old_status NULL) or its
- * status changed from old_status: counts it in txn_counts and queues its
- * event (db_txn_event), inside the caller's database transaction.  Every
- * insert of a transaction calls it, and db_txn_set_status() does.  out,
- * when not NULL, receives the transaction as read (caller frees).
+ * Runs sql, the INSERT of one transaction ending in "RETURNING " TXN_COLS,
+ * and records the new row: counts it in txn_counts and queues its event
+ * (db_txn_event), in the caller's database transaction.  Every insert of a
+ * transaction goes through here, as every status change goes through
+ * db_txn_set_status().  out,
+ * when not NULL, receives the row (caller frees).
  */
-int db_txn_changed(struct db *db, const char *platform, const char *id,
-    const char *old_status, struct txn *out);
+int db_txn_insert(struct db *db, const char *sql, const struct db_val *args, size_t n,
+    struct txn *out);
 
 /*
  * Counts the customer's transactions that are not finished: not in a
@@ -212,8 +227,8 @@ int db_txn_lock(struct db *db, const char *platform, const char *id, struct txn 
 /*
  * Sets a transaction's status (settled stamps settled_at when not yet set)
  * and, in the same database transaction, counts it and queues its webhook
- * event (db_txn_changed); nothing when it already has that status.  Every
- * status change goes through here.
+ * event; nothing when it already has that status.  Every status change
+ * goes through here.
  */
 int db_txn_set_status(struct db *db, const char *platform, const char *id,
     const char *status, int settled);

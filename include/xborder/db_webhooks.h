@@ -16,8 +16,8 @@ struct txn;
  * The one place a transaction's event is made: queues the event of t (as
  * read inside the caller's database transaction, right after the change)
  * for t's platform, PENDING, or FAILED when the platform has no webhook
- * endpoint.  Called by db_txn_changed() only, for every creation and
- * status change of a transaction.
+ * endpoint.  Called by db_txn_insert() and db_txn_set_status() only, for
+ * every creation and status change of a transaction.
  */
 int db_txn_event(struct db *db, const struct txn *t);
 
