@@ -805,9 +805,45 @@ struct job_args {
 	size_t		 failed;	/* the job that failed, when one did */
 };
 
+/* The most jobs one batch claims (db_job_run clamps max to it). */
+#define JOB_BATCH_MAX 64
+
+/*
+ * Marking the batch's n jobs done checks the claim once more, by a write:
+ * on Galera the claim's row lock is only this node's.  Certification
+ * stops the second of two workers that did the same job on two nodes
+ * (both wrote its row), but t/88-cluster.t once saw a claim read just
+ * before the other node's commit was applied here, and the rest of its
+ * transaction run after it and commit.  Changing fewer rows than it
+ * claimed, the transaction runs again whole, and sees the job done.  One
+ * statement for the batch, its text made per n on first use.
+ */
+static const char *
+done_sql(size_t n)
+{
+	static char *made[JOB_BATCH_MAX + 1];
+	char buf[256 + 3 * JOB_BATCH_MAX];
+	size_t len;
+
+	if (n == 0 || n > JOB_BATCH_MAX)
+		abort();
+	if (made[n] != NULL)
+		return made[n];
+	len = (size_t)snprintf(buf, sizeof(buf),
+	    "UPDATE jobs SET done_at = UTC_TIMESTAMP(3), attempts = attempts + 1"
+	    " WHERE done_at IS NULL AND id IN (?");
+	for (size_t i = 1; i < n && len < sizeof(buf); i++)
+		len += (size_t)snprintf(buf + len, sizeof(buf) - len, ", ?");
+	if (len + 2 > sizeof(buf))
+		abort();
+	memcpy(buf + len, ")", 2);
+	made[n] = xstrdup(buf);
+	return made[n];
+}
+
 /*
  * Claims up to j->limit due jobs (oldest first, skipping those another
- * worker holds), runs each and marks each done, all in the caller's
+ * worker holds), runs each and marks them all done, in the caller's
  * transaction: one commit for the batch.
  */
 static int
@@ -817,21 +853,10 @@ job_tx(struct db *db, void *arg)
 	    "SELECT id, kind, ref_id, platform_id, attempts FROM jobs"
 	    " WHERE done_at IS NULL AND run_at <= UTC_TIMESTAMP(3)"
 	    " ORDER BY run_at LIMIT ? FOR UPDATE SKIP LOCKED";
-	/*
-	 * Marking a job done checks the claim once more, by a write: on
-	 * Galera the claim's row lock is only this node's.  Certification
-	 * stops the second of two workers that did the same job on two nodes
-	 * (both wrote its row), but t/88-cluster.t once saw a claim read just
-	 * before the other node's commit was applied here, and the rest of
-	 * its transaction run after it and commit.  Changing no row, the
-	 * transaction runs again whole, and sees the job done.
-	 */
-	static const char done[] =
-	    "UPDATE jobs SET done_at = UTC_TIMESTAMP(3), attempts = attempts + 1"
-	    " WHERE id = ? AND done_at IS NULL";
 	struct job_args *j = arg;
-	struct db_val a[] = { DBI(j->limit) };
+	struct db_val a[] = { DBI(j->limit) }, d[JOB_BATCH_MAX];
 	struct db_rows r;
+	uint64_t n = 0;
 	int rc;
 
 	j->claimed = 0;
@@ -848,19 +873,20 @@ job_tx(struct db *db, void *arg)
 		j->claimed++;
 	}
 	db_rows_free(&r);
+	if (j->claimed == 0)
+		return DB_OK;
 	for (size_t i = 0; i < j->claimed; i++) {
-		struct db_val d[] = { DBI(j->job[i].id) };
-		uint64_t n = 0;
-
 		j->failed = i;
-		if ((rc = j->run(db, &j->job[i], j->arg)) != DB_OK ||
-		    (rc = db_exec(db, done, d, NARGS(d), &n)) != DB_OK)
+		if ((rc = j->run(db, &j->job[i], j->arg)) != DB_OK)
 			return rc;
-		if (n != 1) {
-			log_msg(LOG_LVL_INFO, NULL, "job %lld was done meanwhile by another worker",
-			    (long long)j->job[i].id);
-			return DB_RETRY;
-		}
+		d[i] = DBI(j->job[i].id);
+	}
+	if ((rc = db_exec(db, done_sql(j->claimed), d, j->claimed, &n)) != DB_OK)
+		return rc;
+	if (n != j->claimed) {
+		log_msg(LOG_LVL_INFO, NULL, "%llu of a batch of %zu jobs were done meanwhile by"
+		    " another worker", (unsigned long long)(j->claimed - n), j->claimed);
+		return DB_RETRY;
 	}
 	return DB_OK;
 }
@@ -882,7 +908,7 @@ db_job_run(struct db *db, int (*run)(struct db *, const struct job *, void *),
 	j.run = run;
 	j.arg = arg;
 	j.job = ran;
-	j.limit = max > 0 ? max : 1;
+	j.limit = max > 0 ? (max < JOB_BATCH_MAX ? max : JOB_BATCH_MAX) : 1;
 	rc = db_transact(db, job_tx, &j);
 	if (rc == DB_OK)
 		return (int)j.claimed;

@@ -74,6 +74,7 @@ done
 # --- round trips per authenticated read ----------------------------------------
 
 new_platform t78 || BAIL_OUT "platform-create failed"
+T78_PLATFORM=$NP_ID
 CRED_ID=$NP_CLIENT_ID CRED_SECRET=$NP_SECRET
 P=(--as "$NP_CLIENT_ID" "$NP_SECRET")
 
@@ -277,13 +278,43 @@ payouts() {
 # an idle connection), so at most 15.5 on average: 16 (the key locked
 # first, in a statement of its own) fails.
 K=40
+WLOG=$XB_DEV_DIR/log/xborder-worker.log
+pending() { sql "SELECT COUNT(*) FROM transactions WHERE platform_id = '$T78_PLATFORM' AND status = 'PENDING'"; }
 payouts warm 64 >/dev/null # every worker has prepared its statements
+wait_for '[[ $(pending) == 0 ]]' 30 || diag "the warm-up payouts did not all settle"
+wlines=$(wc -l <"$WLOG")
+wpid=$(cat "$XB_DEV_DIR/run/xborder-worker.pid")
+kill -STOP "$wpid"
+(sleep 60; kill -CONT "$wpid" 2>/dev/null) & # whatever happens to this test
 snapshot
 is "$(payouts rt "$K")" "201:$K " "transfer-out: $K answers, all 201"
 st=$(delta db_statements)
 is "$(delta requests)" "$K" "transfer-out: the request counter moved by exactly $K"
 ok "$(awk -v s="$st" -v n="$K" 'BEGIN { exit !(s / n <= 15.5) }' && echo 1)" \
     "transfer-out: $(awk -v s="$st" -v n="$K" 'BEGIN { printf "%.2f", s / n }') statements per request (at most 15.5)"
+
+# Their settlement, by xborder-worker: each job line of its log carries
+# its batch's statements (db_statements, claim and commit included) and
+# its size, so the lines of the payouts' jobs add up to what settling
+# them cost.  The worker is stopped (SIGSTOP) while they are made, so
+# that all 40 are due when it goes on: batches of 16, 16 and 8.  A payout
+# that completes: the transaction read (for its customer), the customer
+# locked, the transaction locked, the balances' lock and change, the
+# postings, the status change, its read-back, count and event: 10, and
+# per batch the claim, autocommit, one statement marking its jobs done
+# and the commit, 10.22 in all.  Marking each job done in a statement of
+# its own makes it 11.22.
+sleep 0.5 # every settlement job is due
+kill -CONT "$wpid"
+ok "$(wait_for '[[ $(pending) == 0 ]]' 30 && echo 1)" "transfer-out: the $K payouts settle"
+read -r jobs per_job < <(tail -n +"$((wlines + 1))" "$WLOG" | grep ' msg=job ' |
+    awk '{ for (i = 1; i <= NF; i++) { split($i, kv, "="); v[kv[1]] = kv[2] }
+           if (v["outcome"] == "done") { n++; s += v["db_statements"] / v["batch"] } }
+         END { printf "%d %.2f\n", n, n ? s / n : 0 }')
+is "$jobs" "$K" "settlement: $K jobs done in the log (and no other)"
+diag "settlement: $per_job statements per job"
+ok "$(awk -v s="$per_job" 'BEGIN { exit !(s <= 10.5) }' && echo 1)" \
+    "settlement: $per_job statements per job (at most 10.5)"
 
 # --- making and executing a quote, simulating an incoming payment -------------
 # Each transaction row comes back with its insert (RETURNING), so no

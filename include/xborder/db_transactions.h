@@ -178,7 +178,7 @@ struct job {
 /*
  * Runs due jobs, up to max of them in one transaction (one commit for
  * all): claims them (oldest first, FOR UPDATE SKIP LOCKED), calls run(db,
- * job, arg) for each and marks each done.  When one fails the batch rolls
+ * job, arg) for each and marks them done.  When one fails the batch rolls
  * back and the oldest job runs alone; if it fails alone it is rescheduled
  * with backoff in a second transaction and err says why (else err is
  * empty).  Returns how many jobs ran (ran[0..n-1], as claimed; 0: none

@@ -50,10 +50,12 @@ on_signal(int sig)
 
 /*
  * One line per job run: what, which attempt, how it ended; dur_us is the
- * batch's time shared out, batch how many jobs its transaction ran.
+ * batch's time shared out, batch how many jobs its transaction ran and
+ * db_statements how many statements it sent to MariaDB (the whole batch's,
+ * claim and commit included: the same on each of its lines).
  */
 static void
-log_job(const struct job *j, const char *err, int64_t t0, int batch)
+log_job(const struct job *j, const char *err, int64_t t0, int batch, uint64_t statements)
 {
 	struct logline l;
 
@@ -68,6 +70,7 @@ log_job(const struct job *j, const char *err, int64_t t0, int batch)
 		log_str(&l, "error", err);
 	log_int(&l, "batch", batch);
 	log_int(&l, "dur_us", (now_us() - t0) / batch);
+	log_int(&l, "db_statements", (int64_t)statements);
 	log_end(&l);
 }
 
@@ -95,7 +98,7 @@ main(int argc, char *argv[])
 	const char *path = NULL;
 	char err[1024];
 	int64_t last_purge = 0, last_sweep = 0, backoff = IDLE_SLEEP_MS, t0;
-	uint64_t done = 0;
+	uint64_t done = 0, statements, db_us;
 	struct deliveries *hooks;
 	struct job jobs[JOB_BATCH];
 	struct db *db;
@@ -145,9 +148,11 @@ main(int argc, char *argv[])
 		backoff = IDLE_SLEEP_MS;
 		deliver_pump(hooks, db, 1);
 		t0 = now_us();
+		db_tally_take(&statements, &db_us);	/* the batch's own from here */
 		rc = db_job_run(db, settle_run, NULL, jobs, JOB_BATCH, err, sizeof(err));
+		db_tally_take(&statements, &db_us);
 		for (int i = 0; i < rc; i++)
-			log_job(&jobs[i], err, t0, rc);
+			log_job(&jobs[i], err, t0, rc, statements);
 		if (rc < 0) {
 			log_msg(LOG_LVL_ERROR, NULL, "job loop: database failure %d", rc);
 			db_handle_reset();
