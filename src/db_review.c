@@ -107,6 +107,7 @@ decide_tx(struct db *db, void *arg)
 	struct txn t;
 	int rc, expired;
 
+	txn_free(x->out);	/* read by an attempt that was rolled back */
 	/* The customer first: read the case once unlocked to learn whose it is. */
 	if ((rc = db_txn_get(db, x->platform, x->id, &t)) != DB_OK)
 		return rc;
@@ -146,18 +147,19 @@ decide_tx(struct db *db, void *arg)
 		if ((rc = db_ledger_apply(db, "review_approved", &s, NULL)) != DB_OK)
 			goto out;
 	}
-	if ((rc = db_txn_set_status(db, x->platform, t.id, d->approve ? "COMPLETED" : "REJECTED",
-	    d->approve)) != DB_OK)
+	/* The answer is the row as changed (the audit row is another table's). */
+	if ((rc = db_txn_set_status_from(db, &t, d->approve ? "COMPLETED" : "REJECTED",
+	    d->approve, x->out)) != DB_OK)
 		goto out;
 	{
 		struct db_val a[] = { DBS(t.id), DBS(x->platform), DBS(d->token_id),
 		    DBS(d->approve ? "APPROVE" : "REJECT"), DBSN(d->note), DBSN(d->counterparty) };
 
-		if ((rc = db_exec(db, audit, a, NARGS(a), NULL)) != DB_OK)
-			goto out;
+		rc = db_exec(db, audit, a, NARGS(a), NULL);
 	}
-	rc = db_txn_get(db, x->platform, x->id, x->out);
 out:
+	if (rc != DB_OK)
+		txn_free(x->out);	/* the answer is the transaction as committed */
 	txn_free(&t);
 	return rc;
 }
@@ -180,7 +182,7 @@ db_review_expire(struct db *db, const struct txn *t)
 {
 	if (t->review_scenario[0] == '\0' || strcmp(t->status, "PENDING") != 0)
 		return DB_OK;
-	return db_txn_set_status(db, t->platform_id, t->id, "EXPIRED", 0);
+	return db_txn_set_status_from(db, t, "EXPIRED", 0, NULL);
 }
 
 int

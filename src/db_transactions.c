@@ -97,7 +97,8 @@ txn_read(struct db *db, const char *platform, const char *id, struct txn *out, i
 	static const char sql[] =
 	    "SELECT " TXN_COLS " FROM transactions WHERE platform_id = ? AND id = ?";
 	static const char sql_lock[] =
-	    "SELECT " TXN_COLS " FROM transactions WHERE platform_id = ? AND id = ? FOR UPDATE";
+	    "SELECT " TXN_COLS ", UTC_TIMESTAMP(3) FROM transactions"
+	    " WHERE platform_id = ? AND id = ? FOR UPDATE";
 	struct db_val a[] = { DBS(platform), DBS(id) };
 	struct db_rows r;
 	int rc;
@@ -105,6 +106,8 @@ txn_read(struct db *db, const char *platform, const char *id, struct txn *out, i
 	if ((rc = db_query_one(db, lock ? sql_lock : sql, a, NARGS(a), &r)) != DB_OK)
 		return rc;
 	txn_from_row(&r, 0, out);
+	if (lock)
+		copy(out->db_now, sizeof(out->db_now), db_cell(&r, 0, TXN_NCOLS));
 	db_rows_free(&r);
 	return DB_OK;
 }
@@ -613,68 +616,71 @@ db_txn_insert(struct db *db, const char *sql, const struct db_val *args, size_t 
 	return txn_recorded(db, &t, NULL, out);
 }
 
-/*
- * After id's status changed from old_status: reads it, counts it and
- * queues its event; out, when not NULL, receives the row (caller frees).
- */
-static int
-txn_changed(struct db *db, const char *platform, const char *id, const char *old_status,
-    struct txn *out)
+/* A copy of t that owns its own strings. */
+static void
+txn_copy(const struct txn *t, struct txn *out)
 {
-	struct txn t;
-	int rc;
-
-	if ((rc = db_txn_get(db, platform, id, &t)) != DB_OK)
-		return rc == DB_NOT_FOUND ? DB_ERR : rc;
-	return txn_recorded(db, &t, old_status, out);
+	*out = *t;
+	out->platform_customer_id = dup_or_null(t->platform_customer_id);
+	out->quote_id = dup_or_null(t->quote_id);
+	out->destination_ref = dup_or_null(t->destination_ref);
+	out->exchange_rate = dup_or_null(t->exchange_rate);
+	out->review_detail = dup_or_null(t->review_detail);
 }
 
 /*
- * Sets id's status from old (read under its row lock in this transaction)
- * to status; out, when not NULL, receives the row as it then is.
+ * Sets the status of t, read under its row lock in this transaction
+ * (db_txn_lock), to status: updated_at (and settled_at when settled and
+ * not yet set) become the server's time of that read, so the row as
+ * changed is t with those three columns, counted and with its event
+ * queued without reading it again.  out, when not NULL, receives it.
  */
-static int
-status_change(struct db *db, const char *platform, const char *id, const char *old,
-    const char *status, int settled, struct txn *out)
+int
+db_txn_set_status_from(struct db *db, const struct txn *t, const char *status, int settled,
+    struct txn *out)
 {
 	static const char sql[] =
-	    "UPDATE transactions SET status = ?, updated_at = UTC_TIMESTAMP(3),"
-	    " settled_at = IF(? AND settled_at IS NULL, UTC_TIMESTAMP(3), settled_at)"
+	    "UPDATE transactions SET status = ?, updated_at = ?,"
+	    " settled_at = IF(? AND settled_at IS NULL, ?, settled_at)"
 	    " WHERE platform_id = ? AND id = ?";
-	struct db_val a[] = { DBS(status), DBI(settled), DBS(platform), DBS(id) };
+	struct db_val a[] = { DBS(status), DBS(t->db_now), DBI(settled), DBS(t->db_now),
+	    DBS(t->platform_id), DBS(t->id) };
+	struct txn n;
+	uint64_t changed = 0;
 	int rc;
 
-	if (strcmp(old, status) == 0)
-		return out != NULL ? db_txn_get(db, platform, id, out) : DB_OK;
-	if ((rc = db_exec(db, sql, a, NARGS(a), NULL)) != DB_OK)
+	if (strcmp(t->status, status) == 0) {
+		if (out != NULL)
+			txn_copy(t, out);
+		return DB_OK;
+	}
+	if (t->db_now[0] == '\0' || strlen(status) >= sizeof(n.status))
+		return DB_ERR;	/* not read under its lock */
+	if ((rc = db_exec(db, sql, a, NARGS(a), &changed)) != DB_OK)
 		return rc;
+	if (changed != 1)
+		return DB_ERR;
+	txn_copy(t, &n);
+	copy(n.status, sizeof(n.status), status);
+	ids_timestamp(t->db_now, n.updated_at);
+	if (settled && n.settled_at[0] == '\0')
+		ids_timestamp(t->db_now, n.settled_at);
 	/* Every status change is counted and has its event, in this transaction. */
-	return txn_changed(db, platform, id, old, out);
+	return txn_recorded(db, &n, t->status, out);
 }
 
 int
 db_txn_set_status(struct db *db, const char *platform, const char *id, const char *status,
     int settled)
 {
-	static const char cur[] =
-	    "SELECT status FROM transactions WHERE platform_id = ? AND id = ? FOR UPDATE";
-	struct db_val k[] = { DBS(platform), DBS(id) };
-	char old[16];
-	struct db_rows r;
+	struct txn t;
 	int rc;
 
-	if ((rc = db_query_one(db, cur, k, NARGS(k), &r)) != DB_OK)
+	if ((rc = db_txn_lock(db, platform, id, &t)) != DB_OK)
 		return rc == DB_NOT_FOUND ? DB_OK : rc;
-	copy(old, sizeof(old), db_cell(&r, 0, 0));
-	db_rows_free(&r);
-	return status_change(db, platform, id, old, status, settled, NULL);
-}
-
-int
-db_txn_set_status_from(struct db *db, const struct txn *t, const char *status, int settled,
-    struct txn *out)
-{
-	return status_change(db, t->platform_id, t->id, t->status, status, settled, out);
+	rc = db_txn_set_status_from(db, &t, status, settled, NULL);
+	txn_free(&t);
+	return rc;
 }
 
 int

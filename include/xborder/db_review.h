@@ -50,8 +50,9 @@ int db_review_decide(struct db *db, const char *platform, const char *id,
     const struct review_decision *d, struct txn *out, char status_now[16]);
 
 /*
- * Inside the caller's transaction: expires the case if it is still
- * PENDING (the worker's review_expire job).
+ * Inside the caller's transaction: expires the case t, read under its
+ * lock (db_txn_lock), if it is still PENDING (the worker's review_expire
+ * job).
  */
 int db_review_expire(struct db *db, const struct txn *t);
 

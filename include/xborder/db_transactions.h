@@ -51,6 +51,13 @@ struct txn {
 	char	 review_scenario[33];	/* review lane: the scenario, else "" */
 	char	*review_detail;		/* its details as JSON text, or NULL; owned */
 	int	 transit_shard;		/* which in-transit account holds its money */
+	/*
+	 * The server's UTC_TIMESTAMP(3) as DATETIME text when the row was read
+	 * under its lock (db_txn_lock), else "": a status change that follows
+	 * sets updated_at to it, so the row as changed is known without reading
+	 * it again.
+	 */
+	char	 db_now[24];
 };
 
 /* A same-currency transfer between a customer's two accounts. */
@@ -235,9 +242,11 @@ int db_txn_set_status(struct db *db, const char *platform, const char *id,
 
 /*
  * db_txn_set_status() of t, read with db_txn_lock() in this database
- * transaction (so its status is the row's, and stays so): one statement
- * fewer.  out, when not NULL, receives the row as it then is (caller
- * frees).
+ * transaction (so its status is the row's, and stays so): updated_at (and
+ * settled_at) become the time of that read (t->db_now), so the row as
+ * changed is known without reading it again.  DB_ERR for a t not read
+ * under its lock.  out, when not NULL, receives the row as it then is
+ * (caller frees).
  */
 int db_txn_set_status_from(struct db *db, const struct txn *t, const char *status,
     int settled, struct txn *out);
