@@ -178,14 +178,16 @@ db_ledger_apply(struct db *db, const char *memo, const struct posting_set *s,
  * savepoint too, drops what waits.  Outside a transaction a found row is
  * committed: it goes to the cache at once.
  */
-#define SYSTEM_CACHE 64
+#define SYSTEM_SETS 256	/* of SYSTEM_WAYS ids each: 1024 accounts */
+#define SYSTEM_WAYS 4
 #define SYSTEM_PENDING 8
 
 struct system_key {
 	char	platform[37], kind[16], owner[8], currency[4], id[37];
 };
 
-static struct system_key system_cache[SYSTEM_CACHE], system_pending[SYSTEM_PENDING];
+static struct system_key system_cache[SYSTEM_SETS][SYSTEM_WAYS];
+static struct system_key system_pending[SYSTEM_PENDING];
 static size_t system_npending;
 
 static int
@@ -196,21 +198,57 @@ same_account(const struct system_key *k, const char *platform, const char *kind,
 	    strcmp(k->owner, owner) == 0 && strcmp(k->currency, currency) == 0;
 }
 
-static size_t
-system_slot(const char *platform, const char *kind, const char *owner, const char *currency)
+/*
+ * The set of the account's key.  A platform's 16 in-transit shards of a
+ * currency, its sandbox and fee accounts must not evict one another (a
+ * miss is a statement), so the parts are mixed, not summed, and a set
+ * holds four.
+ */
+static struct system_key *
+system_set(const char *platform, const char *kind, const char *owner, const char *currency)
 {
-	return (str_hash(platform) + 31 * str_hash(kind) + 7 * str_hash(owner) +
-	    str_hash(currency)) % SYSTEM_CACHE;
+	uint64_t h = str_hash(platform);
+
+	h = h * 1000003u ^ str_hash(kind);
+	h = h * 1000003u ^ str_hash(owner);
+	h = (h * 1000003u ^ str_hash(currency)) * UINT64_C(0x9E3779B97F4A7C15);
+	return system_cache[(h >> 32) % SYSTEM_SETS];
+}
+
+/* The cached id of the account, or NULL. */
+static const struct system_key *
+system_find(const char *platform, const char *kind, const char *owner, const char *currency)
+{
+	const struct system_key *set = system_set(platform, kind, owner, currency);
+
+	for (size_t w = 0; w < SYSTEM_WAYS; w++)
+		if (set[w].id[0] != '\0' && same_account(&set[w], platform, kind, owner, currency))
+			return &set[w];
+	return NULL;
+}
+
+/* Caches k: in its own way, else an empty one, else in turn. */
+static void
+system_put(const struct system_key *k)
+{
+	static unsigned turn;
+	struct system_key *set = system_set(k->platform, k->kind, k->owner, k->currency);
+	size_t w;
+
+	for (w = 0; w < SYSTEM_WAYS; w++)
+		if (set[w].id[0] == '\0' ||
+		    same_account(&set[w], k->platform, k->kind, k->owner, k->currency))
+			break;
+	if (w == SYSTEM_WAYS)
+		w = turn++ % SYSTEM_WAYS;
+	set[w] = *k;
 }
 
 static void
 system_tx_end(int committed)
 {
-	for (size_t i = 0; committed && i < system_npending; i++) {
-		const struct system_key *k = &system_pending[i];
-
-		system_cache[system_slot(k->platform, k->kind, k->owner, k->currency)] = *k;
-	}
+	for (size_t i = 0; committed && i < system_npending; i++)
+		system_put(&system_pending[i]);
 	system_npending = 0;
 }
 
@@ -230,7 +268,7 @@ system_remember(struct db *db, const char *platform, const char *kind, const cha
 	snprintf(k.id, sizeof(k.id), "%s", id);
 	db_set_tx_hook(system_tx_end);
 	if (!db_in_transaction(db))
-		system_cache[system_slot(platform, kind, owner, currency)] = k;
+		system_put(&k);
 	else if (system_npending < SYSTEM_PENDING)
 		system_pending[system_npending++] = k;
 }
@@ -247,12 +285,12 @@ system_account(struct db *db, const char *platform, const char *kind, const char
 	    "INSERT IGNORE INTO internal_accounts (id, platform_id, customer_id, owner, kind,"
 	    " currency, balance, created_at, updated_at)"
 	    " VALUES (?, ?, NULL, ?, ?, ?, 0, UTC_TIMESTAMP(3), UTC_TIMESTAMP(3))";
-	const struct system_key *k = &system_cache[system_slot(platform, kind, owner, currency)];
+	const struct system_key *k = system_find(platform, kind, owner, currency);
 	char fresh[UUID_LEN + 1];
 	struct db_rows r;
 	int rc;
 
-	if (k->id[0] != '\0' && same_account(k, platform, kind, owner, currency)) {
+	if (k != NULL) {
 		snprintf(id, 37, "%s", k->id);
 		return DB_OK;
 	}
