@@ -116,6 +116,7 @@ worker_main(const struct conf *conf, size_t slot)
 	if (getppid() == 1)
 		_exit(0);
 	stats_use_slot(slot);
+	db_set_count_shard((int)(slot % (DB_COUNT_SHARDS - 1)));
 
 	FCGX_InitRequest(&fr, listen_fd, FCGI_FAIL_ACCEPT_ON_INTR);
 	while (!got_stop && (conf->max_requests == 0 || served < conf->max_requests)) {
