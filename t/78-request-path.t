@@ -299,17 +299,17 @@ ok "$(awk -v s="$st" -v n="$K" 'BEGIN { exit !(s / n <= 14.5) }' && echo 1)" \
 # its batch's statements (db_statements, claim and commit included) and
 # its size, so the lines of the payouts' jobs add up to what settling
 # them cost.  The worker is stopped (SIGSTOP) while they are made, so
-# that all 40 are due when it goes on: ten batches of 4.  A payout
+# that all 40 are due when it goes on: batches of 16, 16 and 8.  A payout
 # that completes: the transaction read (for its customer), the customer
 # locked, the transaction locked (with the server's time), the balances'
 # lock and change, the postings, the status change (a trigger counts
 # it), its event (the row as changed is the locked one with its new
 # status and that time: not read again): 8, and per batch the claim,
-# autocommit, one statement marking its jobs done and the commit, 9 in
-# all, and a few more (the worker's first look at an in-transit shard):
-# at most 9.5.  Counting in a statement of its own makes it 10, reading
-# the row again after its change 11, and marking each job done in a
-# statement of its own 11.75.
+# autocommit, one statement marking its jobs done and the commit, 8.22
+# in all, and a few more (the worker's first look at an in-transit
+# shard): at most 8.75.  Counting in a statement of its own makes it
+# 9.22, reading the row again after its change 10.22, and marking each
+# job done in a statement of its own 11.22.
 sleep 0.5 # every settlement job is due
 kill -CONT "$wpid"
 ok "$(wait_for '[[ $(pending) == 0 ]]' 30 && echo 1)" "transfer-out: the $K payouts settle"
@@ -327,8 +327,8 @@ is "$(sql "SELECT SUM(shard = 15 AND status = 'COMPLETED' AND n >= $((K + 64))),
            FROM txn_counts WHERE platform_id = '$T78_PLATFORM' AND type = 'OUTGOING'")" \
     "$(printf '1\t1\t0')" "txn_counts: payouts counted in the fcgi workers' rows, settlements in the worker's own (shard 15)"
 diag "settlement: $per_job statements per job"
-ok "$(awk -v s="$per_job" 'BEGIN { exit !(s <= 9.5) }' && echo 1)" \
-    "settlement: $per_job statements per job (at most 9.5)"
+ok "$(awk -v s="$per_job" 'BEGIN { exit !(s <= 8.75) }' && echo 1)" \
+    "settlement: $per_job statements per job (at most 8.75)"
 
 # --- making and executing a quote, simulating an incoming payment -------------
 # Each transaction row comes back with its insert (RETURNING), so no
