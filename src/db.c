@@ -89,6 +89,18 @@ db_set_count_shard(int shard)
 	count_shard = shard < 0 ? -1 : shard % DB_COUNT_SHARDS;
 }
 
+int
+db_count_shard(void)
+{
+	static unsigned next;
+
+	if (count_shard >= 0)
+		return count_shard;
+	if (next == 0)
+		next = (unsigned)getpid();
+	return (int)(next++ % DB_COUNT_SHARDS);
+}
+
 /* After this long unused, a connection is checked before it is lent out. */
 #define IDLE_CHECK_MS 2000
 
@@ -121,9 +133,6 @@ db_open(const struct conf *c, char *err, size_t errlen)
 	len = snprintf(init, sizeof(init), "%s",
 	    "SET time_zone = '+00:00', tx_isolation = 'READ-COMMITTED',"
 	    " innodb_lock_wait_timeout = 10, sql_mode = 'STRICT_ALL_TABLES,NO_ZERO_DATE'");
-	if (count_shard >= 0)
-		len += snprintf(init + len, sizeof(init) - (size_t)len, ", @xb_count_shard = %d",
-		    count_shard);
 	if (c->db_sync_wait > 0)
 		snprintf(init + len, sizeof(init) - (size_t)len, ", wsrep_sync_wait = %u",
 		    c->db_sync_wait);

@@ -532,16 +532,53 @@ db_txn_open_count(struct db *db, const char *customer_id, int64_t *count)
 }
 
 /*
- * The part of db_txn_set_status_from() and db_txn_insert() after the row
- * is known: t as it now is has its event queued (its count in txn_counts
- * is kept by the database's triggers, schema/010_txn_counts_triggers.sql).
- * t is freed unless out takes it.
+ * Counts t in txn_counts: +1 under its status and, when old_status is
+ * set, -1 under that one (the rows in a fixed order, so two changes
+ * cannot wait on each other's rows), in this process's shard
+ * (db_count_shard).
  */
 static int
-txn_recorded(struct db *db, struct txn *t, struct txn *out)
+count_change(struct db *db, const struct txn *t, const char *old_status)
 {
-	int rc = db_txn_event(db, t);
+	static const char one[] =
+	    "INSERT INTO txn_counts (platform_id, status, type, shard, n)"
+	    " VALUES (?, ?, ?, ?, 1) ON DUPLICATE KEY UPDATE n = n + 1";
+	static const char two[] =
+	    "INSERT INTO txn_counts (platform_id, status, type, shard, n)"
+	    " VALUES (?, ?, ?, ?, ?), (?, ?, ?, ?, ?)"
+	    " ON DUPLICATE KEY UPDATE n = n + VALUES(n)";
+	int shard = db_count_shard();
 
+	if (old_status == NULL) {
+		struct db_val a[] = { DBS(t->platform_id), DBS(t->status), DBS(t->type),
+		    DBI(shard) };
+
+		return db_exec(db, one, a, NARGS(a), NULL);
+	}
+	{
+		int up = strcmp(old_status, t->status) > 0;
+		struct db_val a[] = {
+		    DBS(t->platform_id), DBS(up ? t->status : old_status), DBS(t->type),
+		    DBI(shard), DBI(up ? 1 : -1),
+		    DBS(t->platform_id), DBS(up ? old_status : t->status), DBS(t->type),
+		    DBI(shard), DBI(up ? -1 : 1) };
+
+		return db_exec(db, two, a, NARGS(a), NULL);
+	}
+}
+
+/*
+ * The part of db_txn_set_status_from() and db_txn_insert() after the row
+ * is known: t as it now is, counted and its event queued.  t is freed
+ * unless out takes it.
+ */
+static int
+txn_recorded(struct db *db, struct txn *t, const char *old_status, struct txn *out)
+{
+	int rc;
+
+	if ((rc = count_change(db, t, old_status)) == DB_OK)
+		rc = db_txn_event(db, t);
 	if (rc == DB_OK && out != NULL)
 		*out = *t;
 	else
@@ -561,7 +598,7 @@ db_txn_insert(struct db *db, const char *sql, const struct db_val *args, size_t 
 		return rc == DB_NOT_FOUND ? DB_ERR : rc;
 	txn_from_row(&r, 0, &t);
 	db_rows_free(&r);
-	return txn_recorded(db, &t, out);
+	return txn_recorded(db, &t, NULL, out);
 }
 
 /* A copy of t that owns its own strings. */
@@ -580,8 +617,8 @@ txn_copy(const struct txn *t, struct txn *out)
  * Sets the status of t, read under its row lock in this transaction
  * (db_txn_lock), to status: updated_at (and settled_at when settled and
  * not yet set) become the server's time of that read, so the row as
- * changed is t with those three columns, its event queued without
- * reading it again.  out, when not NULL, receives it.
+ * changed is t with those three columns, counted and with its event
+ * queued without reading it again.  out, when not NULL, receives it.
  */
 int
 db_txn_set_status_from(struct db *db, const struct txn *t, const char *status, int settled,
@@ -613,8 +650,8 @@ db_txn_set_status_from(struct db *db, const struct txn *t, const char *status, i
 	ids_timestamp(t->db_now, n.updated_at);
 	if (settled && n.settled_at[0] == '\0')
 		ids_timestamp(t->db_now, n.settled_at);
-	/* Every status change has its event (and its count), in this transaction. */
-	return txn_recorded(db, &n, out);
+	/* Every status change is counted and has its event, in this transaction. */
+	return txn_recorded(db, &n, t->status, out);
 }
 
 int

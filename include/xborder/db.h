@@ -62,17 +62,17 @@ struct db *db_open(const struct conf *c, char *err, size_t errlen);
 void db_close(struct db *db);
 
 /*
- * txn_counts has DB_COUNT_SHARDS rows per count; the database's triggers
- * add to the one the session names (@xb_count_shard, set when this
- * process connects), else to CONNECTION_ID() % DB_COUNT_SHARDS.  Each
- * xborder-fcgi worker names its own (its slot modulo 15) and
- * xborder-worker the last one, which no fcgi worker uses: a settlement
- * batch holds its counter rows until it commits, and a payout waiting on
- * one while the batch waits on the payout's in-transit account would be a
- * deadlock.  Call before the first connection; < 0 leaves it unset.
+ * txn_counts has DB_COUNT_SHARDS rows per count, and each process adds to
+ * its own: each xborder-fcgi worker its slot modulo 15, xborder-worker
+ * the last one, which no fcgi worker uses (a settlement batch holds its
+ * counter rows until it commits, and a payout waiting on one while the
+ * batch waits on the payout's in-transit account would be a deadlock).
+ * A process that names none (xborderctl) moves on from its pid with every
+ * change.  db_set_count_shard: < 0 names none.
  */
 #define DB_COUNT_SHARDS 16
 void db_set_count_shard(int shard);
+int db_count_shard(void);
 
 /* Closes the process's cached connection (after a failure, or at exit). */
 void db_handle_reset(void);

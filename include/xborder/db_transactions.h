@@ -154,11 +154,11 @@ void txn_list_prefetch_free(struct txn_list_prefetch *p);
 
 /*
  * Runs sql, the INSERT of one transaction ending in "RETURNING " TXN_COLS,
- * and records the new row: queues its event (db_txn_event), in the
- * caller's database transaction (the database's triggers count it in
- * txn_counts).  Every insert of a transaction goes through here, as every
- * status change goes through db_txn_set_status().  out, when not NULL,
- * receives the row (caller frees).
+ * and records the new row: counts it in txn_counts and queues its event
+ * (db_txn_event), in the caller's database transaction.  Every insert of a
+ * transaction goes through here, as every status change goes through
+ * db_txn_set_status().  out, when not NULL, receives the row (caller
+ * frees).
  */
 int db_txn_insert(struct db *db, const char *sql, const struct db_val *args, size_t n,
     struct txn *out);
@@ -233,9 +233,9 @@ int db_txn_lock(struct db *db, const char *platform, const char *id, struct txn 
 
 /*
  * Sets a transaction's status (settled stamps settled_at when not yet set)
- * and, in the same database transaction, queues its webhook event (the
- * database's triggers count it); nothing when it already has that status.
- * Every status change goes through here.
+ * and, in the same database transaction, counts it and queues its webhook
+ * event; nothing when it already has that status.  Every status change
+ * goes through here.
  */
 int db_txn_set_status(struct db *db, const char *platform, const char *id,
     const char *status, int settled);
