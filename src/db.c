@@ -504,6 +504,30 @@ out:
 	return rc;
 }
 
+char *
+db_sql_list(const char *head, const char *item, const char *sep, size_t n, const char *tail)
+{
+	size_t hl = strlen(head), il = strlen(item), sl = strlen(sep), len;
+	char *s, *p;
+
+	if (n == 0)
+		abort();
+	len = hl + n * il + (n - 1) * sl + strlen(tail) + 1;
+	p = s = xmalloc(len);
+	memcpy(p, head, hl);
+	p += hl;
+	for (size_t i = 0; i < n; i++) {
+		if (i > 0) {
+			memcpy(p, sep, sl);
+			p += sl;
+		}
+		memcpy(p, item, il);
+		p += il;
+	}
+	memcpy(p, tail, strlen(tail) + 1);
+	return s;
+}
+
 int
 db_exec_once(struct db *db, const char *sql)
 {

@@ -180,7 +180,7 @@ db_ledger_apply(struct db *db, const char *memo, const struct posting_set *s,
  */
 #define SYSTEM_SETS 256	/* of SYSTEM_WAYS ids each: 1024 accounts */
 #define SYSTEM_WAYS 4
-#define SYSTEM_PENDING 8
+#define SYSTEM_PENDING LEDGER_MAX_POSTINGS	/* a settlement batch finds up to 17 */
 
 struct system_key {
 	char	platform[37], kind[16], owner[8], currency[4], id[37];

@@ -83,11 +83,18 @@ txn_free(struct txn *t)
 	memset(t, 0, sizeof(*t));
 }
 
-void
-txn_list_free(struct txn *t, size_t n)
+/* Frees the n transactions of t, not t itself. */
+static void
+txns_free(struct txn *t, size_t n)
 {
 	for (size_t i = 0; i < n; i++)
 		txn_free(&t[i]);
+}
+
+void
+txn_list_free(struct txn *t, size_t n)
+{
+	txns_free(t, n);
 	free(t);
 }
 
@@ -188,6 +195,45 @@ int
 db_txn_lock(struct db *db, const char *platform, const char *id, struct txn *out)
 {
 	return txn_read(db, platform, id, out, 1);
+}
+
+int
+db_txn_lock_many(struct db *db, const char *const *platforms, const char *const *ids,
+    size_t n, const char *kind, const char *status, const char *outcome, struct txn *out,
+    size_t *nout)
+{
+	static char *made[JOB_BATCH_MAX + 1];
+	struct db_val a[3 + 2 * JOB_BATCH_MAX];
+	struct db_rows r;
+	int rc;
+
+	*nout = 0;
+	if (n == 0)
+		return DB_OK;
+	if (n > JOB_BATCH_MAX)
+		return DB_ERR;
+	/* In id order: two batches lock common rows in the same order. */
+	if (made[n] == NULL)
+		made[n] = db_sql_list("SELECT " TXN_COLS ", UTC_TIMESTAMP(3)"
+		    " FROM transactions FORCE INDEX (PRIMARY)"
+		    " WHERE kind = ? AND status = ? AND outcome = ? AND (platform_id, id) IN (",
+		    "(?, ?)", ", ", n, ") ORDER BY id FOR UPDATE");
+	a[0] = DBS(kind);
+	a[1] = DBS(status);
+	a[2] = DBS(outcome);
+	for (size_t i = 0; i < n; i++) {
+		a[3 + 2 * i] = DBS(platforms[i]);
+		a[4 + 2 * i] = DBS(ids[i]);
+	}
+	if ((rc = db_query(db, made[n], a, 3 + 2 * n, &r)) != DB_OK)
+		return rc;
+	for (size_t i = 0; i < r.nrows && i < n; i++) {
+		txn_from_row(&r, i, &out[i]);
+		copy(out[i].db_now, sizeof(out[i].db_now), db_cell(&r, i, TXN_NCOLS));
+		(*nout)++;
+	}
+	db_rows_free(&r);
+	return DB_OK;
 }
 
 /*
@@ -531,54 +577,95 @@ db_txn_open_count(struct db *db, const char *customer_id, int64_t *count)
 	return DB_OK;
 }
 
-/*
- * Counts t in txn_counts: +1 under its status and, when old_status is
- * set, -1 under that one (the rows in a fixed order, so two changes
- * cannot wait on each other's rows), in this process's shard
- * (db_count_shard).
- */
+/* One row of a change to txn_counts. */
+struct count_delta {
+	const char	*platform, *status, *type;
+	int64_t		 n;
+};
+
 static int
-count_change(struct db *db, const struct txn *t, const char *old_status)
+delta_cmp(const void *a, const void *b)
 {
-	static const char one[] =
-	    "INSERT INTO txn_counts (platform_id, status, type, shard, n)"
-	    " VALUES (?, ?, ?, ?, 1) ON DUPLICATE KEY UPDATE n = n + 1";
-	static const char two[] =
-	    "INSERT INTO txn_counts (platform_id, status, type, shard, n)"
-	    " VALUES (?, ?, ?, ?, ?), (?, ?, ?, ?, ?)"
-	    " ON DUPLICATE KEY UPDATE n = n + VALUES(n)";
-	int shard = db_count_shard();
+	const struct count_delta *x = a, *y = b;
+	int c;
 
-	if (old_status == NULL) {
-		struct db_val a[] = { DBS(t->platform_id), DBS(t->status), DBS(t->type),
-		    DBI(shard) };
-
-		return db_exec(db, one, a, NARGS(a), NULL);
-	}
-	{
-		int up = strcmp(old_status, t->status) > 0;
-		struct db_val a[] = {
-		    DBS(t->platform_id), DBS(up ? t->status : old_status), DBS(t->type),
-		    DBI(shard), DBI(up ? 1 : -1),
-		    DBS(t->platform_id), DBS(up ? old_status : t->status), DBS(t->type),
-		    DBI(shard), DBI(up ? -1 : 1) };
-
-		return db_exec(db, two, a, NARGS(a), NULL);
-	}
+	if ((c = strcmp(x->platform, y->platform)) != 0 ||
+	    (c = strcmp(x->status, y->status)) != 0)
+		return c;
+	return strcmp(x->type, y->type);
 }
 
 /*
- * The part of db_txn_set_status_from() and db_txn_insert() after the row
- * is known: t as it now is, counted and its event queued.  t is freed
- * unless out takes it.
+ * Counts the n transactions ts in txn_counts: +1 each under its status
+ * and, when old_status is set, -1 under that one, in one statement, in
+ * this process's shard (db_count_shard).  The rows are summed and go in a
+ * fixed order (platform, status, type), so two changes cannot wait on
+ * each other's rows.
  */
 static int
-txn_recorded(struct db *db, struct txn *t, const char *old_status, struct txn *out)
+count_changes(struct db *db, const struct txn *ts, size_t n, const char *old_status)
+{
+	static char *made[2 * JOB_BATCH_MAX + 1];
+	struct count_delta d[2 * JOB_BATCH_MAX];
+	struct db_val a[5 * 2 * JOB_BATCH_MAX];
+	int64_t shard = db_count_shard();
+	size_t k = 0, m = 0;
+
+	if (n == 0 || n > JOB_BATCH_MAX)
+		return DB_ERR;
+	for (size_t i = 0; i < n; i++) {
+		d[k++] = (struct count_delta){ ts[i].platform_id, ts[i].status, ts[i].type, 1 };
+		if (old_status != NULL)
+			d[k++] = (struct count_delta){ ts[i].platform_id, old_status,
+			    ts[i].type, -1 };
+	}
+	qsort(d, k, sizeof(d[0]), delta_cmp);
+	for (size_t i = 0; i < k; i++) {
+		if (m > 0 && delta_cmp(&d[m - 1], &d[i]) == 0)
+			d[m - 1].n += d[i].n;
+		else
+			d[m++] = d[i];
+	}
+	k = m;
+	m = 0;
+	for (size_t i = 0; i < k; i++)
+		if (d[i].n != 0) {
+			a[5 * m] = DBS(d[i].platform);
+			a[5 * m + 1] = DBS(d[i].status);
+			a[5 * m + 2] = DBS(d[i].type);
+			a[5 * m + 3] = DBI(shard);
+			a[5 * m + 4] = DBI(d[i].n);
+			m++;
+		}
+	if (m == 0)
+		return DB_OK;
+	if (made[m] == NULL)
+		made[m] = db_sql_list("INSERT INTO txn_counts (platform_id, status, type, shard, n)"
+		    " VALUES ", "(?, ?, ?, ?, ?)", ", ", m,
+		    " ON DUPLICATE KEY UPDATE n = n + VALUES(n)");
+	return db_exec(db, made[m], a, 5 * m, NULL);
+}
+
+/*
+ * The part of a status change or an insert after the rows are known: the n
+ * rows ts as they now are, counted and each with its event queued.
+ */
+static int
+txns_recorded(struct db *db, const struct txn *ts, size_t n, const char *old_status)
 {
 	int rc;
 
-	if ((rc = count_change(db, t, old_status)) == DB_OK)
-		rc = db_txn_event(db, t);
+	if ((rc = count_changes(db, ts, n, old_status)) == DB_OK)
+		rc = db_txn_events(db, ts, n);
+	return rc;
+}
+
+/* txns_recorded() of one row t, which is freed unless out takes it. */
+static int
+txn_recorded(struct db *db, struct txn *t, const char *old_status, struct txn *out)
+{
+	int rc = txns_recorded(db, t, 1, old_status);
+
 	if (rc == DB_OK && out != NULL)
 		*out = *t;
 	else
@@ -614,24 +701,65 @@ txn_copy(const struct txn *t, struct txn *out)
 }
 
 /*
- * Sets the status of t, read under its row lock in this transaction
- * (db_txn_lock), to status: updated_at (and settled_at when settled and
- * not yet set) become the server's time of that read, so the row as
- * changed is t with those three columns, counted and with its event
- * queued without reading it again.  out, when not NULL, receives it.
+ * Sets the status of the n rows ts, all of one status and read under their
+ * locks by one statement of this transaction (db_txn_lock, db_txn_lock_many:
+ * so with one db_now), to status, by one UPDATE: updated_at (and
+ * settled_at when settled and not yet set) become the server's time of
+ * that read, so the rows as changed are ts with those three columns,
+ * counted and with their events queued without reading them again.
+ * changed[0..n-1] receives them (the caller frees them) when DB_OK.
  */
+static int
+set_status(struct db *db, const struct txn *ts, size_t n, const char *status, int settled,
+    struct txn *changed)
+{
+	static char *made[JOB_BATCH_MAX + 1];
+	struct db_val a[4 + 2 * JOB_BATCH_MAX];
+	uint64_t rows = 0;
+	int rc;
+
+	if (n == 0 || n > JOB_BATCH_MAX || strlen(status) >= sizeof(ts->status))
+		return DB_ERR;
+	for (size_t i = 0; i < n; i++)
+		if (ts[i].db_now[0] == '\0' || strcmp(ts[i].db_now, ts[0].db_now) != 0 ||
+		    strcmp(ts[i].status, ts[0].status) != 0)
+			return DB_ERR;	/* not read under its lock with the others */
+	if (made[n] == NULL)
+		made[n] = db_sql_list("UPDATE transactions SET status = ?, updated_at = ?,"
+		    " settled_at = IF(? AND settled_at IS NULL, ?, settled_at)"
+		    " WHERE (platform_id, id) IN (", "(?, ?)", ", ", n, ")");
+	a[0] = DBS(status);
+	a[1] = DBS(ts[0].db_now);
+	a[2] = DBI(settled);
+	a[3] = DBS(ts[0].db_now);
+	for (size_t i = 0; i < n; i++) {
+		a[4 + 2 * i] = DBS(ts[i].platform_id);
+		a[5 + 2 * i] = DBS(ts[i].id);
+	}
+	if ((rc = db_exec(db, made[n], a, 4 + 2 * n, &rows)) != DB_OK)
+		return rc;
+	if (rows != n)
+		return DB_ERR;
+	for (size_t i = 0; i < n; i++) {
+		struct txn *c = &changed[i];
+
+		txn_copy(&ts[i], c);
+		copy(c->status, sizeof(c->status), status);
+		ids_timestamp(ts[i].db_now, c->updated_at);
+		if (settled && c->settled_at[0] == '\0')
+			ids_timestamp(ts[i].db_now, c->settled_at);
+	}
+	/* Every status change is counted and has its event, in this transaction. */
+	if ((rc = txns_recorded(db, changed, n, ts[0].status)) != DB_OK)
+		txns_free(changed, n);
+	return rc;
+}
+
 int
 db_txn_set_status_from(struct db *db, const struct txn *t, const char *status, int settled,
     struct txn *out)
 {
-	static const char sql[] =
-	    "UPDATE transactions SET status = ?, updated_at = ?,"
-	    " settled_at = IF(? AND settled_at IS NULL, ?, settled_at)"
-	    " WHERE platform_id = ? AND id = ?";
-	struct db_val a[] = { DBS(status), DBS(t->db_now), DBI(settled), DBS(t->db_now),
-	    DBS(t->platform_id), DBS(t->id) };
 	struct txn n;
-	uint64_t changed = 0;
 	int rc;
 
 	if (strcmp(t->status, status) == 0) {
@@ -639,19 +767,27 @@ db_txn_set_status_from(struct db *db, const struct txn *t, const char *status, i
 			txn_copy(t, out);
 		return DB_OK;
 	}
-	if (t->db_now[0] == '\0' || strlen(status) >= sizeof(n.status))
-		return DB_ERR;	/* not read under its lock */
-	if ((rc = db_exec(db, sql, a, NARGS(a), &changed)) != DB_OK)
+	if ((rc = set_status(db, t, 1, status, settled, &n)) != DB_OK)
 		return rc;
-	if (changed != 1)
-		return DB_ERR;
-	txn_copy(t, &n);
-	copy(n.status, sizeof(n.status), status);
-	ids_timestamp(t->db_now, n.updated_at);
-	if (settled && n.settled_at[0] == '\0')
-		ids_timestamp(t->db_now, n.settled_at);
-	/* Every status change is counted and has its event, in this transaction. */
-	return txn_recorded(db, &n, t->status, out);
+	if (out != NULL)
+		*out = n;
+	else
+		txn_free(&n);
+	return DB_OK;
+}
+
+int
+db_txn_set_status_all(struct db *db, const struct txn *ts, size_t n, const char *status,
+    int settled)
+{
+	struct txn changed[JOB_BATCH_MAX];
+	int rc;
+
+	if (n == 0)
+		return DB_OK;
+	if ((rc = set_status(db, ts, n, status, settled, changed)) == DB_OK)
+		txns_free(changed, n);
+	return rc;
 }
 
 int
@@ -788,16 +924,12 @@ db_transfer_out(struct db *db, const char *platform, const struct transfer *t,
 }
 
 struct job_args {
-	int		(*run)(struct db *, const struct job *, void *);
-	void		*arg;
+	const struct job_handler *h;
 	struct job	*job;
 	size_t		 limit;		/* how many to claim */
 	size_t		 claimed;
 	size_t		 failed;	/* the job that failed, when one did */
 };
-
-/* The most jobs one batch claims (db_job_run clamps max to it). */
-#define JOB_BATCH_MAX 64
 
 /*
  * Marking the batch's n jobs done checks the claim once more, by a write:
@@ -813,22 +945,12 @@ static const char *
 done_sql(size_t n)
 {
 	static char *made[JOB_BATCH_MAX + 1];
-	char buf[256 + 3 * JOB_BATCH_MAX];
-	size_t len;
 
 	if (n == 0 || n > JOB_BATCH_MAX)
 		abort();
-	if (made[n] != NULL)
-		return made[n];
-	len = (size_t)snprintf(buf, sizeof(buf),
-	    "UPDATE jobs SET done_at = UTC_TIMESTAMP(3), attempts = attempts + 1"
-	    " WHERE done_at IS NULL AND id IN (?");
-	for (size_t i = 1; i < n && len < sizeof(buf); i++)
-		len += (size_t)snprintf(buf + len, sizeof(buf) - len, ", ?");
-	if (len + 2 > sizeof(buf))
-		abort();
-	memcpy(buf + len, ")", 2);
-	made[n] = xstrdup(buf);
+	if (made[n] == NULL)
+		made[n] = db_sql_list("UPDATE jobs SET done_at = UTC_TIMESTAMP(3),"
+		    " attempts = attempts + 1 WHERE done_at IS NULL AND id IN (", "?", ", ", n, ")");
 	return made[n];
 }
 
@@ -846,6 +968,7 @@ job_tx(struct db *db, void *arg)
 	    " ORDER BY run_at LIMIT ? FOR UPDATE SKIP LOCKED";
 	struct job_args *j = arg;
 	struct db_val a[] = { DBI(j->limit) }, d[JOB_BATCH_MAX];
+	unsigned char done[JOB_BATCH_MAX];
 	struct db_rows r;
 	uint64_t n = 0;
 	int rc;
@@ -866,12 +989,22 @@ job_tx(struct db *db, void *arg)
 	db_rows_free(&r);
 	if (j->claimed == 0)
 		return DB_OK;
+	memset(done, 0, sizeof(done));
+	j->failed = 0;
+	if (j->h->begin != NULL &&
+	    (rc = j->h->begin(db, j->job, j->claimed, done, j->h->arg)) != DB_OK)
+		return rc;
 	for (size_t i = 0; i < j->claimed; i++) {
-		j->failed = i;
-		if ((rc = j->run(db, &j->job[i], j->arg)) != DB_OK)
-			return rc;
 		d[i] = DBI(j->job[i].id);
+		if (done[i])
+			continue;
+		j->failed = i;
+		if ((rc = j->h->run(db, &j->job[i], j->h->arg)) != DB_OK)
+			return rc;
 	}
+	j->failed = 0;
+	if (j->h->end != NULL && (rc = j->h->end(db, j->h->arg)) != DB_OK)
+		return rc;
 	if ((rc = db_exec(db, done_sql(j->claimed), d, j->claimed, &n)) != DB_OK)
 		return rc;
 	if (n != j->claimed) {
@@ -883,8 +1016,8 @@ job_tx(struct db *db, void *arg)
 }
 
 int
-db_job_run(struct db *db, int (*run)(struct db *, const struct job *, void *),
-    void *arg, struct job *ran, size_t max, char *err, size_t errlen)
+db_job_run(struct db *db, const struct job_handler *h, struct job *ran, size_t max,
+    char *err, size_t errlen)
 {
 	/* Backoff doubles from one second up to five minutes. */
 	static const char retry[] =
@@ -896,8 +1029,7 @@ db_job_run(struct db *db, int (*run)(struct db *, const struct job *, void *),
 
 	err[0] = '\0';
 	memset(&j, 0, sizeof(j));
-	j.run = run;
-	j.arg = arg;
+	j.h = h;
 	j.job = ran;
 	j.limit = max > 0 ? (max < JOB_BATCH_MAX ? max : JOB_BATCH_MAX) : 1;
 	rc = db_transact(db, job_tx, &j);

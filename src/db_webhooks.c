@@ -71,34 +71,45 @@ endpoint(struct db *db, const char *platform, char **url)
 }
 
 int
-db_txn_event(struct db *db, const struct txn *t)
+db_txn_events(struct db *db, const struct txn *ts, size_t n)
 {
 	/*
 	 * The endpoint is read by the INSERT itself (a consistent read, no
-	 * lock): with none it is logged as FAILED, never attempted.
+	 * lock): with none it is logged as FAILED, never attempted.  One
+	 * SELECT per event, joined by UNION ALL, so a batch is one statement.
 	 */
-	static const char ins[] =
-	    "INSERT INTO webhook_events (id, platform_id, transaction_id, type, payload,"
-	    " status, next_attempt_at, created_at)"
-	    " SELECT ?, ?, ?, ?, ?,"
-	    " IF(COALESCE(webhook_endpoint, '') <> '', 'PENDING', 'FAILED'),"
-	    " IF(COALESCE(webhook_endpoint, '') <> '', UTC_TIMESTAMP(3), NULL),"
-	    " UTC_TIMESTAMP(3) FROM platform_configs WHERE platform_id = ?";
-	char id[UUID_LEN + 1], type[41], *payload;
-	uint64_t n = 0;
+	static char *made[JOB_BATCH_MAX + 1];
+	struct db_val a[6 * JOB_BATCH_MAX];
+	char ids[JOB_BATCH_MAX][UUID_LEN + 1], types[JOB_BATCH_MAX][41];
+	char *payloads[JOB_BATCH_MAX];
+	uint64_t added = 0;
 	int rc;
 
-	ids_uuid4(id);
-	event_type(t, type);
-	payload = event_txn_body(t, id);
-	{
-		struct db_val a[] = { DBS(id), DBS(t->platform_id), DBS(t->id), DBS(type),
-		    DBS(payload), DBS(t->platform_id) };
-
-		rc = db_exec(db, ins, a, NARGS(a), &n);
+	if (n == 0 || n > JOB_BATCH_MAX)
+		return DB_ERR;
+	if (made[n] == NULL)
+		made[n] = db_sql_list("INSERT INTO webhook_events (id, platform_id,"
+		    " transaction_id, type, payload, status, next_attempt_at, created_at)",
+		    " SELECT ?, ?, ?, ?, ?,"
+		    " IF(COALESCE(webhook_endpoint, '') <> '', 'PENDING', 'FAILED'),"
+		    " IF(COALESCE(webhook_endpoint, '') <> '', UTC_TIMESTAMP(3), NULL),"
+		    " UTC_TIMESTAMP(3) FROM platform_configs WHERE platform_id = ?",
+		    " UNION ALL", n, "");
+	for (size_t i = 0; i < n; i++) {
+		ids_uuid4(ids[i]);
+		event_type(&ts[i], types[i]);
+		payloads[i] = event_txn_body(&ts[i], ids[i]);
+		a[6 * i] = DBS(ids[i]);
+		a[6 * i + 1] = DBS(ts[i].platform_id);
+		a[6 * i + 2] = DBS(ts[i].id);
+		a[6 * i + 3] = DBS(types[i]);
+		a[6 * i + 4] = DBS(payloads[i]);
+		a[6 * i + 5] = DBS(ts[i].platform_id);
 	}
-	free(payload);
-	return rc == DB_OK && n != 1 ? DB_ERR : rc;
+	rc = db_exec(db, made[n], a, 6 * n, &added);
+	for (size_t i = 0; i < n; i++)
+		free(payloads[i]);
+	return rc == DB_OK && added != n ? DB_ERR : rc;
 }
 
 int

@@ -30,6 +30,15 @@
  *   quote payout  (PROCESSING) the same, with the postings of db_quotes.c:
  *                 a failed or returned payout gives the sender the whole
  *                 sending amount back and takes back both fee credits
+ *
+ * The batch's transfer-outs that complete, nearly all of them, settle
+ * together (settle_begin, settle_end): one statement locks them, one
+ * changes their status, one counts them, one queues their events, and
+ * one posting set per platform and currency moves their money from the
+ * in-transit shards to the SANDBOX account: no customer's balance moves,
+ * so no customer row is locked.  The postings come last, just before the
+ * commit, so the in-transit rows a payout also writes are held for as
+ * short a time as can be.  The rest run one by one (settle_run).
  */
 #include "config.h"
 
@@ -162,6 +171,110 @@ settle(struct db *db, const struct txn *t)
 	log_msg(LOG_LVL_WARN, NULL, "settle: transaction %s of kind %s has no settlement",
 	    t->id, t->kind);
 	return DB_OK;
+}
+
+/* The batch's payouts that complete, locked by settle_begin. */
+struct settle_batch {
+	struct txn	t[JOB_BATCH_MAX];
+	size_t		n;
+};
+
+static int
+settle_begin(struct db *db, const struct job *jobs, size_t n, unsigned char *ran, void *arg)
+{
+	struct settle_batch *b = arg;
+	const char *platforms[JOB_BATCH_MAX], *ids[JOB_BATCH_MAX];
+	size_t m = 0;
+	int rc;
+
+	for (size_t i = 0; i < b->n; i++)
+		txn_free(&b->t[i]);	/* of an attempt that was rolled back */
+	b->n = 0;
+	for (size_t i = 0; i < n && i < JOB_BATCH_MAX; i++)
+		if (strcmp(jobs[i].kind, "settle") == 0) {
+			platforms[m] = jobs[i].platform_id;
+			ids[m++] = jobs[i].ref_id;
+		}
+	if ((rc = db_txn_lock_many(db, platforms, ids, m, "TRANSFER_OUT", "PENDING",
+	    "COMPLETES", b->t, &b->n)) != DB_OK)
+		return rc;
+	for (size_t i = 0; i < n; i++)
+		for (size_t k = 0; k < b->n && !ran[i]; k++)
+			ran[i] = strcmp(jobs[i].kind, "settle") == 0 &&
+			    strcmp(jobs[i].ref_id, b->t[k].id) == 0 &&
+			    strcmp(jobs[i].platform_id, b->t[k].platform_id) == 0;
+	return db_txn_set_status_all(db, b->t, b->n, "COMPLETED", 1);
+}
+
+/*
+ * The money of settle_begin's payouts: per platform and currency, each
+ * in-transit shard gives what its payouts hold, the SANDBOX account
+ * takes the sum.  Each shard holds at least its payouts' money and the
+ * SANDBOX account at most minus all of it (ledger.h), so no sum leaves
+ * the balance limit and no balance check can fail.  If one did (data
+ * changed by hand), the batch fails and its oldest job runs alone
+ * (db_job_run): batch after batch settles the jobs before the one at
+ * fault, until it runs alone, fails and is rescheduled.
+ */
+static int
+settle_end(struct db *db, void *arg)
+{
+	struct settle_batch *b = arg;
+	unsigned char posted[JOB_BATCH_MAX] = { 0 };
+	int rc;
+
+	for (size_t i = 0; i < b->n; i++) {
+		const struct txn *g = &b->t[i];
+		__int128 shard[LEDGER_TRANSIT_SHARDS] = { 0 }, total = 0;
+		struct posting_set s = { .n = 0 };
+		char id[UUID_LEN + 1];
+
+		if (posted[i])
+			continue;
+		for (size_t k = i; k < b->n; k++) {
+			const struct txn *t = &b->t[k];
+
+			if (posted[k] || strcmp(t->platform_id, g->platform_id) != 0 ||
+			    strcmp(t->currency, g->currency) != 0)
+				continue;
+			if (t->transit_shard < 0 || t->transit_shard >= LEDGER_TRANSIT_SHARDS ||
+			    t->amount <= 0 || t->amount > LEDGER_BALANCE_MAX)
+				return DB_CONFLICT;
+			shard[t->transit_shard] += t->amount;
+			total += t->amount;
+			posted[k] = 1;
+		}
+		if (total > LEDGER_BALANCE_MAX)
+			return DB_CONFLICT;
+		for (int k = 0; k < LEDGER_TRANSIT_SHARDS; k++) {
+			if (shard[k] == 0)
+				continue;
+			if ((rc = db_account_transit(db, g->platform_id, g->currency, k, id)) != DB_OK)
+				return rc;
+			if (ledger_add(&s, id, g->currency, -(int64_t)shard[k]) < 0)
+				return DB_CONFLICT;
+		}
+		if ((rc = db_account_system(db, g->platform_id, ACCT_SANDBOX, g->currency,
+		    id)) != DB_OK)
+			return rc;
+		if (ledger_add(&s, id, g->currency, (int64_t)total) < 0)
+			return DB_CONFLICT;
+		if ((rc = db_ledger_apply(db, "payout_settled", &s, NULL)) != DB_OK)
+			return rc;
+	}
+	return DB_OK;
+}
+
+void
+settle_handler(struct job_handler *h)
+{
+	static struct settle_batch batch;
+
+	memset(h, 0, sizeof(*h));
+	h->begin = settle_begin;
+	h->run = settle_run;
+	h->end = settle_end;
+	h->arg = &batch;
 }
 
 int

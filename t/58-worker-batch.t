@@ -10,7 +10,8 @@
 #    its error (outcome=retry, last_error), with backoff; its payout stays
 #    PENDING with the money where it was;
 #  - the amount put back and the job due again, it settles; every job done
-#    exactly once and `xborderctl ledger-check` clean.
+#    exactly once (the in-transit shards gave 6 x 1000 to SANDBOX in all)
+#    and `xborderctl ledger-check` clean.
 . "$(dirname "${BASH_SOURCE[0]}")/lib/api.sh"
 . "$(dirname "${BASH_SOURCE[0]}")/lib/money.sh"
 no_plan
@@ -71,8 +72,17 @@ sql "UPDATE jobs SET run_at = UTC_TIMESTAMP(3) WHERE ref_id = '$POISON'"
 settles "${TX[2]}" COMPLETED "with its amount back, payout 3 settles on its next attempt"
 is "$(sql "SELECT COUNT(*), SUM(done_at IS NOT NULL) FROM jobs WHERE platform_id = '$NP_ID' AND kind = 'settle'")" \
     "$(printf '6\t6')" "6 settlement jobs, all done"
-is "$(sql "SELECT COUNT(*) FROM ledger_entries WHERE platform_id = '$NP_ID' AND memo = 'payout_settled'")" 12 \
-    "each payout settled once: 6 x 2 ledger entries of payout_settled"
+# A batch's payouts settle in one posting set: each in-transit shard gives
+# its payouts' sum, the SANDBOX account takes the total.
+is "$(sql "SELECT a.kind, SUM(e.amount) FROM ledger_entries e JOIN internal_accounts a
+    ON a.id = e.account_id WHERE e.platform_id = '$NP_ID' AND e.memo = 'payout_settled'
+    GROUP BY a.kind ORDER BY a.kind")" "$(printf 'IN_TRANSIT\t-6000\nSANDBOX\t6000')" \
+    "each payout settled once: 6 x 1000 from the in-transit shards to SANDBOX"
+is "$(sql "SELECT COUNT(*) FROM ledger_entries e JOIN internal_accounts a ON a.id = e.account_id
+    WHERE e.platform_id = '$NP_ID' AND e.memo = 'payout_settled' AND a.kind = 'SANDBOX'")" \
+    "$(sql "SELECT COUNT(DISTINCT posting_id) FROM ledger_entries
+    WHERE platform_id = '$NP_ID' AND memo = 'payout_settled'")" \
+    "one SANDBOX entry per posting set"
 balance_of "$A_INT"
 is "$BAL" 94000 "the account: 100000 funded - 6 x 1000"
 cmd_ok "xborderctl ledger-check: clean" xbctl ledger-check

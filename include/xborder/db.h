@@ -87,6 +87,15 @@ int db_exec(struct db *db, const char *sql, const struct db_val *args,
  */
 int db_exec_once(struct db *db, const char *sql);
 
+/*
+ * The text of a statement over n items: head, then item n times with sep
+ * between, then tail (n >= 1).  The statement cache keeps a statement by
+ * its text's address, so a caller makes each text once and keeps it for
+ * the process (a static array per n).
+ */
+char *db_sql_list(const char *head, const char *item, const char *sep, size_t n,
+    const char *tail);
+
 /* Executes a query; out receives every row (free with db_rows_free). */
 int db_query(struct db *db, const char *sql, const struct db_val *args,
     size_t nargs, struct db_rows *out);

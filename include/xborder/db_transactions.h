@@ -174,6 +174,9 @@ void txn_list_free(struct txn *t, size_t n);
 
 /* ---- background jobs (xborder-worker) ---- */
 
+/* The most jobs one batch claims (db_job_run clamps max to it). */
+#define JOB_BATCH_MAX 64
+
 struct job {
 	int64_t	 id;
 	char	 kind[33];
@@ -183,16 +186,32 @@ struct job {
 };
 
 /*
+ * What a batch of jobs does.  begin (may be NULL) runs first, in the
+ * batch's transaction, with all n claimed jobs: it does what it can for
+ * several jobs at once and sets ran[i] for each job it has done.  run
+ * then runs each other job, and end (may be NULL) runs last, before the
+ * jobs are marked done.  Each returns DB_OK or a failure, which rolls the
+ * batch back; the batch may run again, so begin starts afresh.
+ */
+struct job_handler {
+	int	(*begin)(struct db *, const struct job *, size_t, unsigned char *, void *);
+	int	(*run)(struct db *, const struct job *, void *);
+	int	(*end)(struct db *, void *);
+	void	*arg;
+};
+
+/*
  * Runs due jobs, up to max of them in one transaction (one commit for
- * all): claims them (oldest first, FOR UPDATE SKIP LOCKED), calls run(db,
- * job, arg) for each and marks them done.  When one fails the batch rolls
- * back and the oldest job runs alone; if it fails alone it is rescheduled
+ * all): claims them (oldest first, FOR UPDATE SKIP LOCKED), runs them with
+ * h and marks them done.  When one fails the batch rolls back and the
+ * jobs before it run again as a batch (or the oldest alone, when it was
+ * the first or begin or end failed); if it fails alone it is rescheduled
  * with backoff in a second transaction and err says why (else err is
  * empty).  Returns how many jobs ran (ran[0..n-1], as claimed; 0: none
  * was due), or < 0 on a database failure.
  */
-int db_job_run(struct db *db, int (*run)(struct db *, const struct job *, void *),
-    void *arg, struct job *ran, size_t max, char *err, size_t errlen);
+int db_job_run(struct db *db, const struct job_handler *h, struct job *ran, size_t max,
+    char *err, size_t errlen);
 
 /* Queues a job to run after delay_ms (inside the caller's transaction). */
 int db_job_add(struct db *db, const char *kind, const char *ref_id, const char *platform,
@@ -232,6 +251,16 @@ int db_txn_get_fresh(struct db *db, const char *platform, const char *id, struct
 int db_txn_lock(struct db *db, const char *platform, const char *id, struct txn *out);
 
 /*
+ * Locks, of the n transactions (platforms[i], ids[i]) (n at most
+ * JOB_BATCH_MAX), those of the given kind, status and outcome, by one
+ * statement in id order, and reads them as db_txn_lock() does (with one
+ * db_now): out[0..*nout-1] (the caller frees each with txn_free).
+ */
+int db_txn_lock_many(struct db *db, const char *const *platforms, const char *const *ids,
+    size_t n, const char *kind, const char *status, const char *outcome, struct txn *out,
+    size_t *nout);
+
+/*
  * Sets a transaction's status (settled stamps settled_at when not yet set)
  * and, in the same database transaction, counts it and queues its webhook
  * event; nothing when it already has that status.  Every status change
@@ -250,6 +279,14 @@ int db_txn_set_status(struct db *db, const char *platform, const char *id,
  */
 int db_txn_set_status_from(struct db *db, const struct txn *t, const char *status,
     int settled, struct txn *out);
+
+/*
+ * db_txn_set_status_from() of the n rows ts, read by one db_txn_lock_many()
+ * and all of one status, by one UPDATE, one counting statement and one
+ * event INSERT.
+ */
+int db_txn_set_status_all(struct db *db, const struct txn *ts, size_t n,
+    const char *status, int settled);
 
 /*
  * Housekeeping: deletes idempotency records past their expiry, jobs done

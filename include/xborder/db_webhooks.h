@@ -13,13 +13,15 @@ struct db;
 struct txn;
 
 /*
- * The one place a transaction's event is made: queues the event of t (as
- * read inside the caller's database transaction, right after the change)
- * for t's platform, PENDING, or FAILED when the platform has no webhook
- * endpoint.  Called by db_txn_insert() and db_txn_set_status() only, for
- * every creation and status change of a transaction.
+ * The one place a transaction's event is made: queues the event of each
+ * of the n transactions ts (as read inside the caller's database
+ * transaction, right after the change; n at most JOB_BATCH_MAX) for its
+ * platform, PENDING, or FAILED when the platform has no webhook endpoint,
+ * in one statement.  Called by db_txn_insert() and the status changes of
+ * db_transactions.c only, for every creation and status change of a
+ * transaction.
  */
-int db_txn_event(struct db *db, const struct txn *t);
+int db_txn_events(struct db *db, const struct txn *ts, size_t n);
 
 /* One row of the delivery log. */
 struct wh_event {

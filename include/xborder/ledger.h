@@ -10,8 +10,6 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define LEDGER_MAX_POSTINGS 8
-
 /*
  * A platform holds money in flight in LEDGER_TRANSIT_SHARDS in-transit
  * accounts per currency instead of one, so that concurrent transfers do
@@ -24,6 +22,13 @@
  * flight is the sum over its shards.
  */
 #define LEDGER_TRANSIT_SHARDS 16
+
+/*
+ * The most postings in one set: enough for a settlement batch to move
+ * money out of every in-transit shard of a platform and currency into one
+ * account in a single set (settle.c).
+ */
+#define LEDGER_MAX_POSTINGS (LEDGER_TRANSIT_SHARDS + 2)
 
 /*
  * The service-wide balance limit: no balance may leave

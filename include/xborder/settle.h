@@ -7,6 +7,7 @@
 
 struct db;
 struct job;
+struct job_handler;
 
 #define REFUND_DELAY_MS 500
 
@@ -18,5 +19,12 @@ struct job;
  * failure (the job is then retried with backoff).
  */
 int settle_run(struct db *db, const struct job *job, void *arg);
+
+/*
+ * The worker's handler of a batch of jobs (db_job_run): the batch's
+ * transfer-outs that complete settle together, the other jobs one by one
+ * with settle_run().
+ */
+void settle_handler(struct job_handler *h);
 
 #endif

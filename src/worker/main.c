@@ -108,6 +108,7 @@ main(int argc, char *argv[])
 	int64_t last_purge = 0, last_sweep = 0, backoff = IDLE_SLEEP_MS, t0;
 	uint64_t done = 0, statements, db_us;
 	struct deliveries *hooks;
+	struct job_handler handler;
 	struct job jobs[JOB_BATCH];
 	struct db *db;
 	int ch;
@@ -145,6 +146,7 @@ main(int argc, char *argv[])
 	/* Its own txn_counts rows, which no xborder-fcgi worker's batch waits on. */
 	db_set_count_shard(DB_COUNT_SHARDS - 1);
 	hooks = deliver_new(&conf);
+	settle_handler(&handler);
 	while (!stop) {
 		int rc;
 
@@ -159,7 +161,7 @@ main(int argc, char *argv[])
 		deliver_pump(hooks, db, 1);
 		t0 = now_us();
 		db_tally_take(&statements, &db_us);	/* the batch's own from here */
-		rc = db_job_run(db, settle_run, NULL, jobs, JOB_BATCH, err, sizeof(err));
+		rc = db_job_run(db, &handler, jobs, JOB_BATCH, err, sizeof(err));
 		db_tally_take(&statements, &db_us);
 		for (int i = 0; i < rc; i++)
 			log_job(&jobs[i], err, t0, rc, statements);
