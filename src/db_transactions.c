@@ -197,14 +197,73 @@ db_txn_lock(struct db *db, const char *platform, const char *id, struct txn *out
 	return txn_read(db, platform, id, out, 1);
 }
 
+/*
+ * The statements that read or change n transactions named by (platform,
+ * id) pairs end in "id IN (?, ...) AND (platform_id, id) IN ((?, ?), ...)":
+ * the row list alone lets MariaDB 10.11 walk a whole index (an UPDATE with
+ * one pair reads every row of the table), the id list keeps the plan on
+ * the primary key, which both name as well: on a small table, or with the
+ * lock's other conditions, the optimizer may take the status index (and a
+ * sort) instead (xborderctl explain-lists checks both statements).
+ */
+static char *
+pairs_sql(const char *head, size_t n, const char *tail)
+{
+	char *ids = db_sql_list(head, "?", ", ", n, ") AND (platform_id, id) IN (");
+	char *all = db_sql_list(ids, "(?, ?)", ", ", n, tail);
+
+	free(ids);
+	return all;
+}
+
+static size_t
+bind_pairs(struct db_val *a, const char *const *platforms, const char *const *ids, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		a[i] = DBS(ids[i]);
+		a[n + 2 * i] = DBS(platforms[i]);
+		a[n + 2 * i + 1] = DBS(ids[i]);
+	}
+	return 3 * n;
+}
+
+/* db_txn_lock_many's statement for n pairs; 3 values, then the pairs'. */
+static const char *
+lock_many_sql(size_t n)
+{
+	static char *made[JOB_BATCH_MAX + 1];
+
+	/* In id order: two batches lock common rows in the same order. */
+	if (made[n] == NULL)
+		made[n] = pairs_sql("SELECT " TXN_COLS ", UTC_TIMESTAMP(3)"
+		    " FROM transactions FORCE INDEX (PRIMARY)"
+		    " WHERE kind = ? AND status = ? AND outcome = ? AND id IN (", n,
+		    ") ORDER BY id FOR UPDATE");
+	return made[n];
+}
+
+/* set_status's statement for n pairs; 4 values, then the pairs'. */
+static const char *
+set_status_sql(size_t n)
+{
+	static char *made[JOB_BATCH_MAX + 1];
+
+	if (made[n] == NULL)
+		made[n] = pairs_sql("UPDATE transactions FORCE INDEX (PRIMARY)"
+		    " SET status = ?, updated_at = ?,"
+		    " settled_at = IF(? AND settled_at IS NULL, ?, settled_at) WHERE id IN (", n,
+		    ")");
+	return made[n];
+}
+
 int
 db_txn_lock_many(struct db *db, const char *const *platforms, const char *const *ids,
     size_t n, const char *kind, const char *status, const char *outcome, struct txn *out,
     size_t *nout)
 {
-	static char *made[JOB_BATCH_MAX + 1];
-	struct db_val a[3 + 2 * JOB_BATCH_MAX];
+	struct db_val a[3 + 3 * JOB_BATCH_MAX];
 	struct db_rows r;
+	size_t k;
 	int rc;
 
 	*nout = 0;
@@ -212,20 +271,11 @@ db_txn_lock_many(struct db *db, const char *const *platforms, const char *const 
 		return DB_OK;
 	if (n > JOB_BATCH_MAX)
 		return DB_ERR;
-	/* In id order: two batches lock common rows in the same order. */
-	if (made[n] == NULL)
-		made[n] = db_sql_list("SELECT " TXN_COLS ", UTC_TIMESTAMP(3)"
-		    " FROM transactions FORCE INDEX (PRIMARY)"
-		    " WHERE kind = ? AND status = ? AND outcome = ? AND (platform_id, id) IN (",
-		    "(?, ?)", ", ", n, ") ORDER BY id FOR UPDATE");
 	a[0] = DBS(kind);
 	a[1] = DBS(status);
 	a[2] = DBS(outcome);
-	for (size_t i = 0; i < n; i++) {
-		a[3 + 2 * i] = DBS(platforms[i]);
-		a[4 + 2 * i] = DBS(ids[i]);
-	}
-	if ((rc = db_query(db, made[n], a, 3 + 2 * n, &r)) != DB_OK)
+	k = 3 + bind_pairs(a + 3, platforms, ids, n);
+	if ((rc = db_query(db, lock_many_sql(n), a, k, &r)) != DB_OK)
 		return rc;
 	for (size_t i = 0; i < r.nrows && i < n; i++) {
 		txn_from_row(&r, i, &out[i]);
@@ -234,6 +284,41 @@ db_txn_lock_many(struct db *db, const char *const *platforms, const char *const 
 	}
 	db_rows_free(&r);
 	return DB_OK;
+}
+
+int
+db_txn_change_explain(struct db *db, const char *platform, const char *id, size_t n,
+    int lock, struct db_rows *out)
+{
+	const char *platforms[JOB_BATCH_MAX], *ids[JOB_BATCH_MAX], *sql;
+	static char others[JOB_BATCH_MAX][UUID_LEN + 1];
+	struct db_val a[4 + 3 * JOB_BATCH_MAX];
+	char *text;
+	size_t k, len;
+	int rc;
+
+	memset(out, 0, sizeof(*out));
+	if (n == 0 || n > JOB_BATCH_MAX)
+		return DB_ERR;
+	/* id, then made-up ids that no row has. */
+	for (size_t i = 0; i < n; i++) {
+		snprintf(others[i], sizeof(others[i]), "00000000-0000-4000-8000-%012zx", i);
+		platforms[i] = platform;
+		ids[i] = i == 0 ? id : others[i];
+	}
+	a[0] = DBS(lock ? "TRANSFER_OUT" : "COMPLETED");
+	a[1] = DBS(lock ? "PENDING" : "2026-01-01 00:00:00.000");
+	a[2] = lock ? DBS("COMPLETES") : DBI(1);
+	a[3] = DBS("2026-01-01 00:00:00.000");
+	k = (lock ? 3 : 4);
+	k += bind_pairs(a + k, platforms, ids, n);
+	sql = lock ? lock_many_sql(n) : set_status_sql(n);
+	len = strlen(sql) + sizeof("EXPLAIN ");
+	text = xmalloc(len);
+	snprintf(text, len, "EXPLAIN %s", sql);
+	rc = db_query_once(db, text, a, k, out);
+	free(text);
+	return rc;
 }
 
 /*
@@ -713,30 +798,27 @@ static int
 set_status(struct db *db, const struct txn *ts, size_t n, const char *status, int settled,
     struct txn *changed)
 {
-	static char *made[JOB_BATCH_MAX + 1];
-	struct db_val a[4 + 2 * JOB_BATCH_MAX];
+	const char *platforms[JOB_BATCH_MAX], *ids[JOB_BATCH_MAX];
+	struct db_val a[4 + 3 * JOB_BATCH_MAX];
 	uint64_t rows = 0;
+	size_t k;
 	int rc;
 
 	if (n == 0 || n > JOB_BATCH_MAX || strlen(status) >= sizeof(ts->status))
 		return DB_ERR;
-	for (size_t i = 0; i < n; i++)
+	for (size_t i = 0; i < n; i++) {
 		if (ts[i].db_now[0] == '\0' || strcmp(ts[i].db_now, ts[0].db_now) != 0 ||
 		    strcmp(ts[i].status, ts[0].status) != 0)
 			return DB_ERR;	/* not read under its lock with the others */
-	if (made[n] == NULL)
-		made[n] = db_sql_list("UPDATE transactions SET status = ?, updated_at = ?,"
-		    " settled_at = IF(? AND settled_at IS NULL, ?, settled_at)"
-		    " WHERE (platform_id, id) IN (", "(?, ?)", ", ", n, ")");
+		platforms[i] = ts[i].platform_id;
+		ids[i] = ts[i].id;
+	}
 	a[0] = DBS(status);
 	a[1] = DBS(ts[0].db_now);
 	a[2] = DBI(settled);
 	a[3] = DBS(ts[0].db_now);
-	for (size_t i = 0; i < n; i++) {
-		a[4 + 2 * i] = DBS(ts[i].platform_id);
-		a[5 + 2 * i] = DBS(ts[i].id);
-	}
-	if ((rc = db_exec(db, made[n], a, 4 + 2 * n, &rows)) != DB_OK)
+	k = 4 + bind_pairs(a + 4, platforms, ids, n);
+	if ((rc = db_exec(db, set_status_sql(n), a, k, &rows)) != DB_OK)
 		return rc;
 	if (rows != n)
 		return DB_ERR;

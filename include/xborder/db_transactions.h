@@ -261,6 +261,13 @@ int db_txn_lock_many(struct db *db, const char *const *platforms, const char *co
     size_t *nout);
 
 /*
+ * EXPLAIN of db_txn_lock_many's statement (lock) or of the status change's
+ * (else) over n pairs of platform and id.  For xborderctl explain-lists.
+ */
+int db_txn_change_explain(struct db *db, const char *platform, const char *id, size_t n,
+    int lock, struct db_rows *out);
+
+/*
  * Sets a transaction's status (settled stamps settled_at when not yet set)
  * and, in the same database transaction, counts it and queues its webhook
  * event; nothing when it already has that status.  Every status change

@@ -485,21 +485,58 @@ cmd_status(struct db *db, const struct conf *conf, int argc, char **argv)
 }
 
 /*
+ * Prints one line per table of the plan r, labelled what (two
+ * tab-separated fields), "BAD" first when it is bad: it sorts rows
+ * (filesort) or reads a whole table (type ALL, on anything but a derived
+ * table of a page's ids), or, when by_key, does not find its rows by the
+ * primary key (an index walked whole, type index, included).  Returns
+ * whether it was bad.
+ */
+static int
+explain_rows(const struct db_rows *r, const char *what, int by_key)
+{
+	int bad = 0;
+
+	for (size_t i = 0; i < r->nrows; i++) {
+		const char *table = db_cell(r, i, 2), *type = db_cell(r, i, 3);
+		const char *key = db_cell(r, i, 5), *extra = db_cell(r, i, 9);
+		int sorts = extra != NULL && strstr(extra, "filesort") != NULL;
+		int scans = type != NULL && strcmp(type, "ALL") == 0 &&
+		    (table == NULL || strncmp(table, "<derived", 8) != 0);
+		/* No row with a made-up id: nothing was read to find that out. */
+		int none = extra != NULL && (strstr(extra, "Impossible WHERE") != NULL ||
+		    strstr(extra, "no matching row") != NULL);
+		int off_key = by_key && !none && (key == NULL || strcmp(key, "PRIMARY") != 0 ||
+		    (type != NULL && strcmp(type, "index") == 0));
+
+		printf("%s\t%s\t%s\t%s\t%s\t%s\n", sorts || scans || off_key ? "BAD" : "ok", what,
+		    table ? table : "-", type ? type : "-", key ? key : "-", extra ? extra : "-");
+		bad |= sorts || scans || off_key;
+	}
+	return bad;
+}
+
+/*
  * explain-lists PLATFORM_ID: EXPLAIN of every statement GET /transactions
  * can run (each combination of filters: its page, its page read with a
- * token of the platform, and its count), one line
- * per table of each plan.  Exits 1 when a plan sorts rows (filesort) or
- * reads a whole table (type ALL on anything but a derived table of the
- * page's ids): a list must walk an index in its order, however many
- * transactions the platform has.
+ * token of the platform, and its count), and of the statements that lock
+ * and change the status of a batch of transactions (1, 2 and 16 of them,
+ * the first the platform's newest), one line per table of each plan.
+ * Exits 1 when a plan sorts rows (filesort) or reads a whole table (type
+ * ALL on anything but a derived table of the page's ids): a list must
+ * walk an index in its order, however many transactions the platform has;
+ * or when a batch's statement does not find its rows by the primary key.
  */
 static int
 cmd_explain_lists(struct db *db, const struct conf *conf, int argc, char **argv)
 {
 	static const char *const what[] = { "count", "page", "token+page" };
+	static const size_t sizes[] = { 1, 2, 16 };
+	static const struct txn_filter all;
 	struct token *tokens;
-	char token_id[37];
-	size_t ntokens;
+	struct txn *newest;
+	char token_id[37], txn_id[37], label[64];
+	size_t ntokens, ntxn;
 	int64_t total;
 	int bad = 0;
 
@@ -519,19 +556,24 @@ cmd_explain_lists(struct db *db, const struct conf *conf, int argc, char **argv)
 
 			if (db_txn_list_explain(db, argv[1], token_id, mask, page, &r) != DB_OK)
 				die("explain-lists: %s", db_error(db));
-			for (size_t i = 0; i < r.nrows; i++) {
-				const char *table = db_cell(&r, i, 2), *type = db_cell(&r, i, 3);
-				const char *key = db_cell(&r, i, 5), *extra = db_cell(&r, i, 9);
-				int sorts = extra != NULL && strstr(extra, "filesort") != NULL;
-				int scans = type != NULL && strcmp(type, "ALL") == 0 &&
-				    (table == NULL || strncmp(table, "<derived", 8) != 0);
+			snprintf(label, sizeof(label), "filters=%02x\t%s", mask, what[page]);
+			bad |= explain_rows(&r, label, 0);
+			db_rows_free(&r);
+		}
+	if (db_txn_list(db, argv[1], &all, 1, 0, &newest, &ntxn, &total) != DB_OK)
+		die("explain-lists: %s", db_error(db));
+	snprintf(txn_id, sizeof(txn_id), "%s",
+	    ntxn > 0 ? newest[0].id : "00000000-0000-4000-8000-00000000ffff");
+	txn_list_free(newest, ntxn);
+	for (size_t i = 0; i < sizeof(sizes) / sizeof(sizes[0]); i++)
+		for (int lock = 1; lock >= 0; lock--) {
+			struct db_rows r;
 
-				printf("%s\tfilters=%02x\t%s\t%s\t%s\t%s\t%s\n",
-				    sorts || scans ? "BAD" : "ok", mask, what[page],
-				    table ? table : "-", type ? type : "-", key ? key : "-",
-				    extra ? extra : "-");
-				bad |= sorts || scans;
-			}
+			if (db_txn_change_explain(db, argv[1], txn_id, sizes[i], lock, &r) != DB_OK)
+				die("explain-lists: %s", db_error(db));
+			snprintf(label, sizeof(label), "batch=%zu\t%s", sizes[i],
+			    lock ? "lock" : "status");
+			bad |= explain_rows(&r, label, 1);
 			db_rows_free(&r);
 		}
 	return bad;
