@@ -298,9 +298,11 @@ int db_txn_set_status_all(struct db *db, const struct txn *ts, size_t n,
 /*
  * Housekeeping: deletes idempotency records past their expiry, jobs done
  * more than a day ago and webhook events created more than 30 days ago
- * that are no longer pending (a bounded batch each); *n receives how many.
+ * that are no longer pending, in bounded statements, up to a bounded
+ * number of them; *n receives how many rows went, *more is set when rows
+ * may be left (call again soon).
  */
-int db_idem_purge(struct db *db, uint64_t *n);
+int db_idem_purge(struct db *db, uint64_t *n, int *more);
 
 /* ---- idempotency ---- */
 

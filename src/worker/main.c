@@ -34,6 +34,7 @@
 #define IDLE_SLEEP_MS 100
 #define SWEEP_EVERY_MS 1000	/* quote expiry */
 #define PURGE_EVERY_MS 60000
+#define PURGE_AGAIN_MS 1000	/* when a purge left rows */
 /*
  * Due jobs run in one transaction, so that one commit (fsync) covers them.
  * A batch holds every row its jobs locked (customers, in-transit accounts,
@@ -186,11 +187,14 @@ main(int argc, char *argv[])
 		}
 		if (now_ms() - last_purge > PURGE_EVERY_MS) {
 			uint64_t n = 0;
+			int more = 0;
 
-			if (db_idem_purge(db, &n) == DB_OK && n > 0)
-				log_msg(LOG_LVL_INFO, NULL, "purged %llu expired idempotency keys and old jobs",
-				    (unsigned long long)n);
-			last_purge = now_ms();
+			if (db_idem_purge(db, &n, &more) == DB_OK && n > 0)
+				log_msg(LOG_LVL_INFO, NULL, "purged %llu expired idempotency keys,"
+				    " old jobs and old webhook events%s", (unsigned long long)n,
+				    more ? " (more to purge)" : "");
+			/* Rows left: again in a second, not a minute. */
+			last_purge = now_ms() - (more ? PURGE_EVERY_MS - PURGE_AGAIN_MS : 0);
 		}
 		deliver_wait(hooks, IDLE_SLEEP_MS);
 	}
