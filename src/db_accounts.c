@@ -15,26 +15,36 @@
 #include "xborder/ids.h"
 #include "xborder/util.h"
 
-#define INTERNAL_COLS "a.id, a.platform_id, a.customer_id, a.kind, a.currency, a.balance," \
-	" a.created_at, a.updated_at, IFNULL(c.deleted_at IS NOT NULL, 0)"
+/* An internal account's columns, a the account's alias, c its customer's. */
+#define INTERNAL_COLS_OF(a, c) a "id, " a "platform_id, " a "customer_id, " a "kind, " \
+	a "currency, " a "balance, " a "created_at, " a "updated_at, " \
+	"IFNULL(" c "deleted_at IS NOT NULL, 0)"
+#define INTERNAL_COLS INTERNAL_COLS_OF("a.", "c.")
 #define INTERNAL_FROM " FROM internal_accounts a LEFT JOIN customers c ON c.id = a.customer_id"
 
 static int lock_customer(struct db *db, const char *platform, const char *customer);
 
+/* The internal account of row i whose columns start at c. */
+static void
+internal_from_cols(const struct db_rows *r, size_t i, size_t c, struct internal_account *a)
+{
+	memset(a, 0, sizeof(*a));
+	snprintf(a->id, sizeof(a->id), "%s", db_cell(r, i, c));
+	snprintf(a->platform_id, sizeof(a->platform_id), "%s", db_cell(r, i, c + 1));
+	snprintf(a->customer_id, sizeof(a->customer_id), "%s",
+	    db_cell(r, i, c + 2) ? db_cell(r, i, c + 2) : "");
+	snprintf(a->kind, sizeof(a->kind), "%s", db_cell(r, i, c + 3));
+	snprintf(a->currency, sizeof(a->currency), "%s", db_cell(r, i, c + 4));
+	a->balance = db_cell_i64(r, i, c + 5);
+	ids_timestamp(db_cell(r, i, c + 6), a->created_at);
+	ids_timestamp(db_cell(r, i, c + 7), a->updated_at);
+	a->customer_deleted = db_cell_i64(r, i, c + 8) != 0;
+}
+
 static void
 internal_from_row(const struct db_rows *r, size_t i, struct internal_account *a)
 {
-	memset(a, 0, sizeof(*a));
-	snprintf(a->id, sizeof(a->id), "%s", db_cell(r, i, 0));
-	snprintf(a->platform_id, sizeof(a->platform_id), "%s", db_cell(r, i, 1));
-	snprintf(a->customer_id, sizeof(a->customer_id), "%s",
-	    db_cell(r, i, 2) ? db_cell(r, i, 2) : "");
-	snprintf(a->kind, sizeof(a->kind), "%s", db_cell(r, i, 3));
-	snprintf(a->currency, sizeof(a->currency), "%s", db_cell(r, i, 4));
-	a->balance = db_cell_i64(r, i, 5);
-	ids_timestamp(db_cell(r, i, 6), a->created_at);
-	ids_timestamp(db_cell(r, i, 7), a->updated_at);
-	a->customer_deleted = db_cell_i64(r, i, 8) != 0;
+	internal_from_cols(r, i, 0, a);
 }
 
 int
@@ -167,26 +177,34 @@ db_internal_ensure_currency(struct db *db, const char *platform, const char *cur
 	" e.account_type, e.account_category, e.bank_name, e.account_last4," \
 	" e.routing_last4, e.status, e.created_at, e.updated_at," \
 	" e.deleted_at IS NOT NULL, c.deleted_at IS NOT NULL"
+#define EXTERNAL_NCOLS 14
 #define EXTERNAL_FROM " FROM external_accounts e JOIN customers c ON c.id = e.customer_id"
+
+/* The external account of row i whose columns start at c. */
+static void
+external_from_cols(const struct db_rows *r, size_t i, size_t c, struct external_account *a)
+{
+	memset(a, 0, sizeof(*a));
+	snprintf(a->id, sizeof(a->id), "%s", db_cell(r, i, c));
+	snprintf(a->customer_id, sizeof(a->customer_id), "%s", db_cell(r, i, c + 1));
+	snprintf(a->currency, sizeof(a->currency), "%s", db_cell(r, i, c + 2));
+	a->platform_account_id = xstrdup(db_cell(r, i, c + 3));
+	snprintf(a->account_type, sizeof(a->account_type), "%s", db_cell(r, i, c + 4));
+	snprintf(a->account_category, sizeof(a->account_category), "%s", db_cell(r, i, c + 5));
+	a->bank_name = xstrdup(db_cell(r, i, c + 6));
+	snprintf(a->account_last4, sizeof(a->account_last4), "%s", db_cell(r, i, c + 7));
+	snprintf(a->routing_last4, sizeof(a->routing_last4), "%s", db_cell(r, i, c + 8));
+	snprintf(a->status, sizeof(a->status), "%s", db_cell(r, i, c + 9));
+	ids_timestamp(db_cell(r, i, c + 10), a->created_at);
+	ids_timestamp(db_cell(r, i, c + 11), a->updated_at);
+	a->deleted = db_cell_i64(r, i, c + 12) != 0;
+	a->customer_deleted = db_cell_i64(r, i, c + 13) != 0;
+}
 
 static void
 external_from_row(const struct db_rows *r, size_t i, struct external_account *a)
 {
-	memset(a, 0, sizeof(*a));
-	snprintf(a->id, sizeof(a->id), "%s", db_cell(r, i, 0));
-	snprintf(a->customer_id, sizeof(a->customer_id), "%s", db_cell(r, i, 1));
-	snprintf(a->currency, sizeof(a->currency), "%s", db_cell(r, i, 2));
-	a->platform_account_id = xstrdup(db_cell(r, i, 3));
-	snprintf(a->account_type, sizeof(a->account_type), "%s", db_cell(r, i, 4));
-	snprintf(a->account_category, sizeof(a->account_category), "%s", db_cell(r, i, 5));
-	a->bank_name = xstrdup(db_cell(r, i, 6));
-	snprintf(a->account_last4, sizeof(a->account_last4), "%s", db_cell(r, i, 7));
-	snprintf(a->routing_last4, sizeof(a->routing_last4), "%s", db_cell(r, i, 8));
-	snprintf(a->status, sizeof(a->status), "%s", db_cell(r, i, 9));
-	ids_timestamp(db_cell(r, i, 10), a->created_at);
-	ids_timestamp(db_cell(r, i, 11), a->updated_at);
-	a->deleted = db_cell_i64(r, i, 12) != 0;
-	a->customer_deleted = db_cell_i64(r, i, 13) != 0;
+	external_from_cols(r, i, 0, a);
 }
 
 void
@@ -284,12 +302,13 @@ db_external_create(struct db *db, const char *platform, const struct external_ne
 	return rc == DB_OK ? DB_OK : DB_ERR;
 }
 
-int
-db_external_get(struct db *db, const char *platform, const char *id,
-    struct external_account *out)
+/*
+ * What db_external_get() answers for an account read with rc: a deleted
+ * account is not found (and freed), one whose customer is deleted DB_GONE.
+ */
+static int
+external_state(int rc, struct external_account *out)
 {
-	int rc = external_get(db, platform, id, out);
-
 	if (rc == DB_OK && out->deleted) {
 		external_account_free(out);
 		return DB_NOT_FOUND;
@@ -297,6 +316,45 @@ db_external_get(struct db *db, const char *platform, const char *id,
 	if (rc == DB_OK && out->customer_deleted)
 		return DB_GONE;
 	return rc;
+}
+
+int
+db_external_get(struct db *db, const char *platform, const char *id,
+    struct external_account *out)
+{
+	return external_state(external_get(db, platform, id, out), out);
+}
+
+int
+db_transfer_accounts(struct db *db, const char *platform, const char *ext_id,
+    const char *int_id, struct external_account *ea, struct internal_account *ia,
+    int *int_rc)
+{
+	/* One row always: each account's columns are NULL when it is not found. */
+	static const char sql[] =
+	    "SELECT " EXTERNAL_COLS ", " INTERNAL_COLS_OF("a.", "ac.") " FROM (SELECT 1) one"
+	    " LEFT JOIN (external_accounts e JOIN customers c ON c.id = e.customer_id)"
+	    " ON e.platform_id = ? AND e.id = ?"
+	    " LEFT JOIN (internal_accounts a LEFT JOIN customers ac ON ac.id = a.customer_id)"
+	    " ON a.platform_id = ? AND a.id = ? AND a.kind IN ('CUSTOMER', 'PLATFORM')";
+	struct db_val a[] = { DBS(platform), DBS(ext_id), DBS(platform), DBS(int_id) };
+	struct db_rows r;
+	int rc;
+
+	*int_rc = DB_NOT_FOUND;
+	if ((rc = db_query_one(db, sql, a, NARGS(a), &r)) != DB_OK)
+		return rc == DB_NOT_FOUND ? DB_ERR : rc;
+	rc = DB_NOT_FOUND;
+	if (db_cell(&r, 0, 0) != NULL) {
+		external_from_cols(&r, 0, 0, ea);
+		rc = DB_OK;
+	}
+	if (db_cell(&r, 0, EXTERNAL_NCOLS) != NULL) {
+		internal_from_cols(&r, 0, EXTERNAL_NCOLS, ia);
+		*int_rc = DB_OK;
+	}
+	db_rows_free(&r);
+	return external_state(rc, ea);
 }
 
 int

@@ -106,7 +106,7 @@ transfer(struct req *req, int out)
 	int64_t amount, min = 0, max = 0;
 	const char *currency;
 	struct db *db;
-	int rc;
+	int rc, int_rc;
 
 	if (body_valid_or_reply(req, transfer_fields) < 0)
 		return -1;
@@ -121,7 +121,8 @@ transfer(struct req *req, int out)
 	if ((db = req_db_or_reply(req)) == NULL)
 		return -1;
 
-	rc = db_external_get(db, req->platform_id, ext_id, &ea);
+	/* Both accounts in one round trip; the external account's answer first. */
+	rc = db_transfer_accounts(db, req->platform_id, ext_id, int_id, &ea, &ia, &int_rc);
 	if (rc == DB_GONE) {
 		external_account_free(&ea);
 		return resp_error(req, 410, "GONE", "The owning customer has been deleted.", NULL);
@@ -130,7 +131,7 @@ transfer(struct req *req, int out)
 		return resp_error(req, 404, "NOT_FOUND", "No such external account.", NULL);
 	if (rc != DB_OK)
 		return req_db_fail(req, rc);
-	rc = db_internal_get(db, req->platform_id, int_id, &ia);
+	rc = int_rc;
 	if (rc == DB_OK && ia.customer_id[0] == '\0')
 		rc = DB_NOT_FOUND;	/* platform-owned: not a customer's account */
 	if (rc != DB_OK) {

@@ -80,6 +80,16 @@ int db_external_create(struct db *db, const char *platform, const struct externa
 int db_external_get(struct db *db, const char *platform, const char *id,
     struct external_account *out);
 
+/*
+ * The two accounts of a transfer in one round trip: returns what
+ * db_external_get() returns for ext_id (ea filled when DB_OK or DB_GONE),
+ * and *int_rc what db_internal_get() returns for int_id (DB_OK with ia
+ * filled, or DB_NOT_FOUND).
+ */
+int db_transfer_accounts(struct db *db, const char *platform, const char *ext_id,
+    const char *int_id, struct external_account *ea, struct internal_account *ia,
+    int *int_rc);
+
 /* Lists live accounts of live customers; customer and currency may be NULL. */
 int db_external_list(struct db *db, const char *platform, const char *customer,
     const char *currency, int64_t limit, int64_t offset,
