@@ -316,18 +316,22 @@ for p in L H; do
         fi
     done
     is "$bad" 0 "$p: every balance = funded + completed in - completed out"
-    # Settlement wrote its entries once per transaction: two entries (from,
-    # to) per move, by memo.
+    # Settlement moved each transaction's money once, by memo: what a memo's
+    # entries credit is the sum of its transactions' amounts (a batch's
+    # completing payouts share one posting set, so payout_settled is not
+    # two entries per payout, but its credits still sum to theirs).
     pid=$(eval "echo \$${p}_ID")
     want=$(jq -r '[.[] | {k: (if .type == "INCOMING" then (if .status == "COMPLETED" then "transfer_in_settled" else "transfer_in_failed" end)
                               elif .status == "COMPLETED" then "payout_settled" elif .status == "FAILED" then "payout_failed"
-                              else "payout_returned" end)}] + [.[] | {k: (if .type == "INCOMING" then "transfer_in" else "transfer_out" end)}]
-                  | group_by(.k) | map("\(.[0].k) \(length * 2)") | join(",")' "$listed")
-    got=$(node_sql 1 -e "SELECT memo, COUNT(*) FROM ledger_entries WHERE platform_id = '$pid'
+                              else "payout_returned" end), a: ((.receivedAmount // .sentAmount).amountMinor | tonumber)}]
+                  + [.[] | {k: (if .type == "INCOMING" then "transfer_in" else "transfer_out" end),
+                            a: ((.receivedAmount // .sentAmount).amountMinor | tonumber)}]
+                  | group_by(.k) | map("\(.[0].k) \(map(.a) | add)") | join(",")' "$listed")
+    got=$(node_sql 1 -e "SELECT memo, SUM(GREATEST(amount, 0)) FROM ledger_entries WHERE platform_id = '$pid'
             AND memo IN ('transfer_in', 'transfer_out', 'transfer_in_settled', 'transfer_in_failed',
                          'payout_settled', 'payout_failed', 'payout_returned')
             GROUP BY memo ORDER BY memo" | awk '{printf "%s%s %s", (NR > 1 ? "," : ""), $1, $2}')
-    is "$got" "$want" "$p: the ledger has one move per transfer and one per settlement (entries by memo)"
+    is "$got" "$want" "$p: the ledger moved each transfer's money once and each settlement's once (credits by memo)"
 done
 
 # --- the same data on every node ------------------------------------------------------------------------
