@@ -197,6 +197,21 @@ db_txn_lock(struct db *db, const char *platform, const char *id, struct txn *out
 	return txn_read(db, platform, id, out, 1);
 }
 
+/* EXPLAIN of a statement with its values (xborderctl explain-lists). */
+static int
+explain(struct db *db, const char *sql, const struct db_val *a, size_t n,
+    struct db_rows *out)
+{
+	size_t len = strlen(sql) + sizeof("EXPLAIN ");
+	char *text = xmalloc(len);
+	int rc;
+
+	snprintf(text, len, "EXPLAIN %s", sql);
+	rc = db_query_once(db, text, a, n, out);
+	free(text);
+	return rc;
+}
+
 /*
  * The statements that read or change n transactions named by (platform,
  * id) pairs end in "id IN (?, ...) AND (platform_id, id) IN ((?, ?), ...)":
@@ -290,12 +305,10 @@ int
 db_txn_change_explain(struct db *db, const char *platform, const char *id, size_t n,
     int lock, struct db_rows *out)
 {
-	const char *platforms[JOB_BATCH_MAX], *ids[JOB_BATCH_MAX], *sql;
+	const char *platforms[JOB_BATCH_MAX], *ids[JOB_BATCH_MAX];
 	static char others[JOB_BATCH_MAX][UUID_LEN + 1];
 	struct db_val a[4 + 3 * JOB_BATCH_MAX];
-	char *text;
-	size_t k, len;
-	int rc;
+	size_t k;
 
 	memset(out, 0, sizeof(*out));
 	if (n == 0 || n > JOB_BATCH_MAX)
@@ -312,13 +325,7 @@ db_txn_change_explain(struct db *db, const char *platform, const char *id, size_
 	a[3] = DBS("2026-01-01 00:00:00.000");
 	k = (lock ? 3 : 4);
 	k += bind_pairs(a + k, platforms, ids, n);
-	sql = lock ? lock_many_sql(n) : set_status_sql(n);
-	len = strlen(sql) + sizeof("EXPLAIN ");
-	text = xmalloc(len);
-	snprintf(text, len, "EXPLAIN %s", sql);
-	rc = db_query_once(db, text, a, k, out);
-	free(text);
-	return rc;
+	return explain(db, lock ? lock_many_sql(n) : set_status_sql(n), a, k, out);
 }
 
 /*
@@ -505,9 +512,7 @@ db_txn_list_explain(struct db *db, const char *platform, const char *token_id,
 	    "2026-12-31 23:59:59.999" };
 	const char *sql = db_txn_list_sql(mask, page);
 	struct db_val v[20];
-	char *text;
-	size_t k, len;
-	int rc;
+	size_t k;
 
 	memset(out, 0, sizeof(*out));
 	if (sql == NULL)
@@ -518,12 +523,7 @@ db_txn_list_explain(struct db *db, const char *platform, const char *token_id,
 		k = bind_page(platform, &sample, mask, 20, 0, v);
 	if (page == 2)
 		v[k++] = DBS(token_id);
-	len = strlen(sql) + sizeof("EXPLAIN ");
-	text = xmalloc(len);
-	snprintf(text, len, "EXPLAIN %s", sql);
-	rc = db_query_once(db, text, v, k, out);
-	free(text);
-	return rc;
+	return explain(db, sql, v, k, out);
 }
 
 /* Newest first: createdAt descending, then id descending (decisions.md). */
