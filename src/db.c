@@ -24,15 +24,34 @@
 
 #define STMT_CACHE 128
 
+/*
+ * Where a query's columns are fetched to: a buffer per column, sized by
+ * the column's declared length within RESULT_COL_MIN..RESULT_COL_MAX
+ * bytes, made on the statement's first query and kept with it.  A longer
+ * value is fetched again whole (mysql_stmt_fetch_column).
+ */
+#define RESULT_COL_MIN 24
+#define RESULT_COL_MAX 256
+
+struct result_binds {
+	size_t		 ncols;
+	MYSQL_BIND	*b;
+	unsigned long	*len;
+	my_bool		*isnull;
+	char		*buf;
+};
+
 struct stmt_slot {
 	const char	*sql;	/* static text: pointer identity first */
 	MYSQL_STMT	*stmt;
+	struct result_binds *rb; /* NULL until its first query */
 };
 
 struct db {
 	MYSQL		*my;
 	struct stmt_slot cache[STMT_CACHE];
 	size_t		 ncache;
+	struct stmt_slot once;	/* a statement not kept: closed after its call */
 	int		 broken;	/* the server went away */
 	int		 outer;		/* a request-wide transaction is open */
 	int		 outer_retry;	/* ...and must be run again whole */
@@ -43,6 +62,25 @@ struct db {
 };
 
 static struct db *process_db;
+
+static void
+binds_free(struct result_binds *rb)
+{
+	if (rb == NULL)
+		return;
+	free(rb->b);
+	free(rb->len);
+	free(rb->isnull);
+	free(rb->buf);
+	free(rb);
+}
+
+static void
+slot_close(struct stmt_slot *s)
+{
+	mysql_stmt_close(s->stmt);
+	binds_free(s->rb);
+}
 static void (*tx_hook)(int committed);
 static int64_t process_db_used_ms;
 
@@ -161,7 +199,7 @@ db_close(struct db *db)
 	if (db->in_tx && tx_hook != NULL)
 		tx_hook(0);	/* a transaction left open is lost with the connection */
 	for (size_t i = 0; i < db->ncache; i++)
-		mysql_stmt_close(db->cache[i].stmt);
+		slot_close(&db->cache[i]);
 	mysql_close(db->my);
 	free(db);
 }
@@ -262,21 +300,24 @@ classify(struct db *db, unsigned no, const char *msg)
 	}
 }
 
-/* The cached prepared statement for sql; NULL with *rc set on failure. */
-static MYSQL_STMT *
+/*
+ * The slot of the prepared statement for sql: a cached one, or db->once
+ * when keep is 0 or the cache is full; NULL with *rc set on failure.
+ */
+static struct stmt_slot *
 prepare(struct db *db, const char *sql, int keep, int *rc)
 {
+	struct stmt_slot *s;
 	MYSQL_STMT *st;
-	my_bool on = 1;
 	int64_t t0;
 	int failed;
 
 	for (size_t i = 0; i < db->ncache; i++)
 		if (db->cache[i].sql == sql)
-			return db->cache[i].stmt;
+			return &db->cache[i];
 	for (size_t i = 0; i < db->ncache; i++)
 		if (strcmp(db->cache[i].sql, sql) == 0)
-			return db->cache[i].stmt;
+			return &db->cache[i];
 	if ((st = mysql_stmt_init(db->my)) == NULL)
 		abort();
 	count(1);
@@ -288,29 +329,29 @@ prepare(struct db *db, const char *sql, int keep, int *rc)
 		mysql_stmt_close(st);
 		return NULL;
 	}
-	mysql_stmt_attr_set(st, STMT_ATTR_UPDATE_MAX_LENGTH, &on);
 	/* Only statements with static text are cached; migrations are not. */
-	if (keep && db->ncache < STMT_CACHE) {
-		db->cache[db->ncache].sql = sql;
-		db->cache[db->ncache++].stmt = st;
-	}
-	return st;
+	s = keep && db->ncache < STMT_CACHE ? &db->cache[db->ncache++] : &db->once;
+	s->sql = sql;
+	s->stmt = st;
+	s->rb = NULL;
+	return s;
 }
 
-static int
-cached(struct db *db, MYSQL_STMT *st)
+/* After a call: a statement not kept is closed. */
+static void
+unprepare(struct db *db, struct stmt_slot *s)
 {
-	for (size_t i = 0; i < db->ncache; i++)
-		if (db->cache[i].stmt == st)
-			return 1;
-	return 0;
+	if (s == &db->once) {
+		slot_close(s);
+		memset(s, 0, sizeof(*s));
+	}
 }
 
 /* Binds args and executes; returns DB_OK or a failure code. */
 static int
 run(struct db *db, MYSQL_STMT *st, const struct db_val *args, size_t nargs)
 {
-	MYSQL_BIND *b = NULL;
+	MYSQL_BIND few[16], *b = few;
 	int rc = DB_OK;
 
 	if (mysql_stmt_param_count(st) != nargs) {
@@ -320,7 +361,10 @@ run(struct db *db, MYSQL_STMT *st, const struct db_val *args, size_t nargs)
 		return DB_ERR;
 	}
 	if (nargs > 0) {
-		b = xcalloc(nargs, sizeof(*b));
+		if (nargs > NARGS(few))
+			b = xcalloc(nargs, sizeof(*b));
+		else
+			memset(few, 0, nargs * sizeof(*few));
 		for (size_t i = 0; i < nargs; i++) {
 			switch (args[i].t) {
 			case DBV_NULL:
@@ -348,7 +392,8 @@ run(struct db *db, MYSQL_STMT *st, const struct db_val *args, size_t nargs)
 			rc = classify(db, mysql_stmt_errno(st), mysql_stmt_error(st));
 		tock(t0);
 	}
-	free(b);
+	if (b != few)
+		free(b);
 	return rc;
 }
 
@@ -375,17 +420,16 @@ int
 db_exec(struct db *db, const char *sql, const struct db_val *args,
     size_t nargs, uint64_t *affected)
 {
-	MYSQL_STMT *st;
+	struct stmt_slot *s;
 	int rc = DB_ERR;
 
-	if ((st = prepare(db, sql, 1, &rc)) == NULL)
+	if ((s = prepare(db, sql, 1, &rc)) == NULL)
 		return rc;
-	rc = run(db, st, args, nargs);
+	rc = run(db, s->stmt, args, nargs);
 	if (rc == DB_OK && affected != NULL)
-		*affected = mysql_stmt_affected_rows(st);
-	done_with(db, st, rc);
-	if (!cached(db, st))
-		mysql_stmt_close(st);
+		*affected = mysql_stmt_affected_rows(s->stmt);
+	done_with(db, s->stmt, rc);
+	unprepare(db, s);
 	return rc;
 }
 
@@ -406,101 +450,140 @@ db_query_once(struct db *db, const char *sql, const struct db_val *args,
 	return query(db, sql, 0, args, nargs, out);
 }
 
+/* The slot's result buffers (see RESULT_COL_MAX); NULL with *rc set. */
+static struct result_binds *
+binds_of(struct db *db, struct stmt_slot *s, int *rc)
+{
+	size_t n = mysql_stmt_field_count(s->stmt), total = 0;
+	struct result_binds *rb = s->rb;
+	MYSQL_RES *meta;
+	MYSQL_FIELD *f;
+
+	if (rb != NULL && rb->ncols == n)
+		return rb;
+	binds_free(rb);
+	s->rb = NULL;
+	if (n == 0 || (meta = mysql_stmt_result_metadata(s->stmt)) == NULL) {
+		*rc = classify(db, mysql_stmt_errno(s->stmt), mysql_stmt_error(s->stmt));
+		return NULL;
+	}
+	f = mysql_fetch_fields(meta);
+	rb = xcalloc(1, sizeof(*rb));
+	rb->ncols = n;
+	rb->b = xcalloc(n, sizeof(*rb->b));
+	rb->len = xcalloc(n, sizeof(*rb->len));
+	rb->isnull = xcalloc(n, sizeof(*rb->isnull));
+	for (size_t i = 0; i < n; i++) {
+		size_t sz = f[i].length + 1;
+
+		sz = sz < RESULT_COL_MIN ? RESULT_COL_MIN : sz > RESULT_COL_MAX ? RESULT_COL_MAX : sz;
+		rb->b[i].buffer_length = sz;
+		total += sz;
+	}
+	mysql_free_result(meta);
+	rb->buf = xmalloc(total);
+	total = 0;
+	for (size_t i = 0; i < n; i++) {
+		rb->b[i].buffer_type = MYSQL_TYPE_STRING;
+		rb->b[i].buffer = rb->buf + total;
+		rb->b[i].length = &rb->len[i];
+		rb->b[i].is_null = &rb->isnull[i];
+		total += rb->b[i].buffer_length;
+	}
+	s->rb = rb;
+	return rb;
+}
+
+/*
+ * Copies the fetched row into out's text (*data, *used of *cap bytes) and
+ * its cells' offsets into off (SIZE_MAX for NULL): a value longer than its
+ * buffer is fetched again whole.
+ */
+static void
+keep_row(MYSQL_STMT *st, const struct result_binds *rb, char **data, size_t *used,
+    size_t *cap, size_t *off)
+{
+	size_t need = 0;
+
+	for (size_t i = 0; i < rb->ncols; i++)
+		if (!rb->isnull[i])
+			need += rb->len[i] + 1;
+	if (*used + need > *cap) {
+		*cap = *cap * 2 > *used + need ? *cap * 2 : *used + need + 256;
+		*data = xrealloc(*data, *cap);
+	}
+	for (size_t i = 0; i < rb->ncols; i++) {
+		char *to;
+
+		if (rb->isnull[i]) {
+			off[i] = SIZE_MAX;
+			continue;
+		}
+		to = *data + *used;
+		if (rb->len[i] < rb->b[i].buffer_length) {
+			memcpy(to, rb->b[i].buffer, rb->len[i]);
+		} else {
+			MYSQL_BIND one = rb->b[i];
+
+			one.buffer = to;
+			one.buffer_length = rb->len[i] + 1;
+			mysql_stmt_fetch_column(st, &one, (unsigned)i, 0);
+		}
+		to[rb->len[i]] = '\0';
+		off[i] = *used;
+		*used += rb->len[i] + 1;
+	}
+}
+
 static int
 query(struct db *db, const char *sql, int keep, const struct db_val *args,
     size_t nargs, struct db_rows *out)
 {
-	MYSQL_STMT *st;
-	MYSQL_RES *meta = NULL;
-	MYSQL_BIND *b = NULL;
-	MYSQL_FIELD *f;
-	unsigned long *len = NULL;
-	my_bool *isnull = NULL;
-	char **buf = NULL;
-	size_t ncols = 0, cap = 0;
+	struct stmt_slot *s;
+	struct result_binds *rb;
+	size_t *off = NULL, cap = 0, used = 0, dcap = 0, n;
 	int rc = DB_ERR, fr;
 	int64_t t0;
 
 	memset(out, 0, sizeof(*out));
-	if ((st = prepare(db, sql, keep, &rc)) == NULL)
+	if ((s = prepare(db, sql, keep, &rc)) == NULL)
 		return rc;
-	if ((rc = run(db, st, args, nargs)) != DB_OK)
+	if ((rc = run(db, s->stmt, args, nargs)) != DB_OK)
 		goto out;
-	if ((meta = mysql_stmt_result_metadata(st)) == NULL) {
-		rc = classify(db, mysql_stmt_errno(st), mysql_stmt_error(st));
+	if ((rb = binds_of(db, s, &rc)) == NULL)
 		goto out;
-	}
 	t0 = tick();
-	fr = mysql_stmt_store_result(st);
+	fr = mysql_stmt_store_result(s->stmt);
 	tock(t0);
-	if (fr != 0) {
-		rc = classify(db, mysql_stmt_errno(st), mysql_stmt_error(st));
+	if (fr != 0 || mysql_stmt_bind_result(s->stmt, rb->b) != 0) {
+		rc = classify(db, mysql_stmt_errno(s->stmt), mysql_stmt_error(s->stmt));
 		goto out;
 	}
-	ncols = mysql_num_fields(meta);
-	f = mysql_fetch_fields(meta);
-	b = xcalloc(ncols, sizeof(*b));
-	len = xcalloc(ncols, sizeof(*len));
-	isnull = xcalloc(ncols, sizeof(*isnull));
-	buf = xcalloc(ncols, sizeof(*buf));
-	for (size_t i = 0; i < ncols; i++) {
-		size_t sz = f[i].max_length > 64 ? f[i].max_length + 1 : 65;
-
-		buf[i] = xmalloc(sz);
-		b[i].buffer_type = MYSQL_TYPE_STRING;
-		b[i].buffer = buf[i];
-		b[i].buffer_length = sz;
-		b[i].length = &len[i];
-		b[i].is_null = &isnull[i];
-	}
-	if (mysql_stmt_bind_result(st, b) != 0) {
-		rc = classify(db, mysql_stmt_errno(st), mysql_stmt_error(st));
-		goto out;
-	}
-	out->ncols = ncols;
-	while ((fr = mysql_stmt_fetch(st)) == 0 || fr == MYSQL_DATA_TRUNCATED) {
+	n = rb->ncols;
+	out->ncols = n;
+	while ((fr = mysql_stmt_fetch(s->stmt)) == 0 || fr == MYSQL_DATA_TRUNCATED) {
 		if (out->nrows == cap) {
 			cap = cap ? cap * 2 : 8;
-			out->cell = xrealloc(out->cell, cap * ncols * sizeof(char *));
+			off = xrealloc(off, cap * n * sizeof(*off));
 		}
-		for (size_t i = 0; i < ncols; i++) {
-			char **slot = &out->cell[out->nrows * ncols + i];
-
-			if (isnull[i]) {
-				*slot = NULL;
-			} else if (len[i] >= b[i].buffer_length) {
-				/* Longer than max_length promised: fetch it whole. */
-				MYSQL_BIND one = b[i];
-
-				*slot = xmalloc(len[i] + 1);
-				one.buffer = *slot;
-				one.buffer_length = len[i] + 1;
-				mysql_stmt_fetch_column(st, &one, (unsigned)i, 0);
-				(*slot)[len[i]] = '\0';
-			} else {
-				*slot = xstrndup(buf[i], len[i]);
-			}
-		}
+		keep_row(s->stmt, rb, &out->data, &used, &dcap, off + out->nrows * n);
 		out->nrows++;
 	}
 	if (fr != MYSQL_NO_DATA) {
-		rc = classify(db, mysql_stmt_errno(st), mysql_stmt_error(st));
+		rc = classify(db, mysql_stmt_errno(s->stmt), mysql_stmt_error(s->stmt));
 		db_rows_free(out);
-	} else
-		rc = DB_OK;
+		goto out;
+	}
+	rc = DB_OK;
+	if (out->nrows > 0) {
+		out->cell = xcalloc(out->nrows * n, sizeof(*out->cell));
+		for (size_t i = 0; i < out->nrows * n; i++)
+			out->cell[i] = off[i] == SIZE_MAX ? NULL : out->data + off[i];
+	}
 out:
-	if (buf != NULL)
-		for (size_t i = 0; i < ncols; i++)
-			free(buf[i]);
-	free(buf);
-	free(isnull);
-	free(len);
-	free(b);
-	if (meta != NULL)
-		mysql_free_result(meta);
-	done_with(db, st, rc);
-	if (!cached(db, st))
-		mysql_stmt_close(st);
+	free(off);
+	done_with(db, s->stmt, rc);
+	unprepare(db, s);
 	return rc;
 }
 
@@ -531,13 +614,13 @@ db_sql_list(const char *head, const char *item, const char *sep, size_t n, const
 int
 db_exec_once(struct db *db, const char *sql)
 {
-	MYSQL_STMT *st;
+	struct stmt_slot *s;
 	int rc = DB_ERR;
 
-	if ((st = prepare(db, sql, 0, &rc)) == NULL)
+	if ((s = prepare(db, sql, 0, &rc)) == NULL)
 		return rc;
-	rc = run(db, st, NULL, 0);
-	mysql_stmt_close(st);
+	rc = run(db, s->stmt, NULL, 0);
+	unprepare(db, s);
 	return rc;
 }
 
@@ -587,9 +670,8 @@ db_cell_i64(const struct db_rows *r, size_t row, size_t col)
 void
 db_rows_free(struct db_rows *r)
 {
-	for (size_t i = 0; i < r->nrows * r->ncols; i++)
-		free(r->cell[i]);
 	free(r->cell);
+	free(r->data);
 	memset(r, 0, sizeof(*r));
 }
 

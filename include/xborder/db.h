@@ -46,7 +46,8 @@ struct db_val {
 /* A result set with every cell as a string (NULL for SQL NULL). */
 struct db_rows {
 	size_t	 nrows, ncols;
-	char	**cell;		/* row-major; owned */
+	char	**cell;		/* row-major, into data; owned */
+	char	*data;		/* the cells' text; owned */
 };
 
 /*
