@@ -230,6 +230,7 @@ worker(int fd, const struct dbconf *c, const char *platform)
 {
 	struct conn cn = { NULL, NULL };
 	FCGX_Request r;
+	char drain[4096];
 
 	/*
 	 * SIGTERM ends a worker at once (nothing to finish), and a master
@@ -252,6 +253,13 @@ worker(int fd, const struct dbconf *c, const char *platform)
 			    "Content-Type: application/json\r\n\r\n"
 			    "{\"status\":503,\"code\":\"SERVICE_UNAVAILABLE\"}\n");
 		}
+		/*
+		 * As xborder-fcgi does: the input read to its end, the
+		 * connection is closed at once, not shut down and waited on.
+		 */
+		while (FCGX_GetStr(drain, sizeof(drain), r.in) > 0)
+			;
+		FCGX_Detach(&r);
 		FCGX_Finish_r(&r);
 	}
 	conn_close(&cn);

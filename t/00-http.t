@@ -273,6 +273,26 @@ is_status 200 "PATCH /config chunked {}: 200"
 api --file "$_API_TMP/100k" PATCH /config --http1.1 -H 'Transfer-Encoding: chunked'
 is_error 413 PAYLOAD_TOO_LARGE "PATCH /config chunked 100 kB"
 
+# --- requests whose body the handler never reads ------------------------------
+# A worker reads every request's input to its end and then closes the
+# connection at once (no shutdown and wait for nginx to close first): the
+# answer still arrives whole, never an nginx 502, for a body nobody reads.
+pad_json "$_API_TMP/60k" 60000
+elog=$XB_DEV_DIR/log/nginx-error.log
+elines=$(wc -l <"$elog" 2>/dev/null || echo 0)
+for i in 1 2 3 4 5 6 7 8; do
+    api --file "$_API_TMP/60k" GET /config
+    is_status 200 "GET /config with a 60 kB body it never reads ($i): 200"
+    jok '(.id | startswith("PlatformConfig:")) and (.supportedCurrencies | length) > 0' \
+        "GET /config with a 60 kB body ($i): the whole configuration"
+    api --noauth --file "$_API_TMP/60k" POST /transfer-out
+    is_error 401 UNAUTHORIZED "POST /transfer-out 60 kB without credentials ($i): 401"
+    api --file "$_API_TMP/60k" POST /nope
+    is_error 404 NOT_FOUND "POST /nope with a 60 kB body ($i): 404"
+done
+is "$(tail -n +$((elines + 1)) "$elog" 2>/dev/null | grep -c 'upstream\|reset by peer')" 0 \
+    "nginx logged no upstream error for those requests"
+
 # --- query strings ---------------------------------------------------------
 api GET '/config?unknown=1&x'
 is_status 200 "GET /config with unknown query parameters: 200"

@@ -36,6 +36,7 @@
 
 #include "xborder/conf.h"
 #include "xborder/db.h"
+#include "xborder/http.h"
 #include "xborder/req.h"
 #include "xborder/stats.h"
 #include "xborder/util.h"
@@ -126,6 +127,15 @@ worker_main(const struct conf *conf, size_t slot)
 			break;
 		req_init(&req, &fr, conf);
 		req_dispatch(&req);
+		/*
+		 * With the request's input read to its end, the connection is
+		 * closed at once (FCGX_Detach): libfcgi would otherwise shut
+		 * it down and wait for nginx to close its side (poll, read)
+		 * before this worker can accept again, a guard against input
+		 * left unread, which a close answers with a reset.
+		 */
+		http_drain(&req);
+		FCGX_Detach(&fr);
 		req_free(&req);
 		FCGX_Finish_r(&fr);
 		served++;
