@@ -62,6 +62,8 @@ struct db {
 };
 
 static struct db *process_db;
+static void (*tx_hook)(int committed);
+static int64_t process_db_used_ms;
 
 static void
 binds_free(struct result_binds *rb)
@@ -81,8 +83,6 @@ slot_close(struct stmt_slot *s)
 	mysql_stmt_close(s->stmt);
 	binds_free(s->rb);
 }
-static void (*tx_hook)(int committed);
-static int64_t process_db_used_ms;
 
 /*
  * What this process sent to MariaDB since db_tally_take() last asked: the
