@@ -58,6 +58,13 @@ list_params_or_reply(struct req *req, int64_t def, int64_t max,
 	return 0;
 }
 
+void
+json_put(json_object *o, const char *key, json_object *v)
+{
+	json_object_object_add_ex(o, key, v,
+	    JSON_C_OBJECT_ADD_KEY_IS_NEW | JSON_C_OBJECT_KEY_IS_CONSTANT);
+}
+
 json_object *
 list_envelope(json_object *data, int64_t cursor, int64_t total, enum list_end end)
 {
@@ -66,15 +73,15 @@ list_envelope(json_object *data, int64_t cursor, int64_t total, enum list_end en
 	int more = next < total && json_object_array_length(data) > 0;
 	char buf[24];
 
-	json_object_object_add(o, "data", data);
-	json_object_object_add(o, "hasMore", json_object_new_boolean(more));
+	json_put(o, "data", data);
+	json_put(o, "hasMore", json_object_new_boolean(more));
 	if (more) {
 		snprintf(buf, sizeof(buf), "%" PRId64, next);
-		json_object_object_add(o, "nextCursor", json_object_new_string(buf));
+		json_put(o, "nextCursor", json_object_new_string(buf));
 	} else
-		json_object_object_add(o, "nextCursor",
+		json_put(o, "nextCursor",
 		    end == LIST_END_EMPTY ? json_object_new_string("") : NULL);
-	json_object_object_add(o, "totalCount", json_object_new_int64(total));
+	json_put(o, "totalCount", json_object_new_int64(total));
 	return o;
 }
 
@@ -198,8 +205,8 @@ json_money(const char *currency, int64_t amount)
 	while ((m /= 10) != 0);
 	if (amount < 0)
 		*--p = '-';
-	json_object_object_add(o, "currencyCode", json_object_new_string(currency));
-	json_object_object_add(o, "amountMinor",
+	json_put(o, "currencyCode", json_object_new_string(currency));
+	json_put(o, "amountMinor",
 	    json_object_new_string_len(p, (int)(buf + sizeof(buf) - p)));
 	return o;
 }

@@ -99,38 +99,38 @@ json_review_fields(json_object *o, const struct txn *t)
 	if (t->review_scenario[0] == '\0' || strcmp(t->status, "PENDING") != 0)
 		return;
 	blocked = reject_only(t->review_scenario);
-	json_object_object_add(o, "reviewReason", json_object_new_string(t->review_scenario));
-	json_object_object_add(o, "decisionMode",
+	json_put(o, "reviewReason", json_object_new_string(t->review_scenario));
+	json_put(o, "decisionMode",
 	    json_object_new_string(blocked ? "reject_only" : "manual_review_required"));
-	json_object_object_add(o, "recommendedAction",
+	json_put(o, "recommendedAction",
 	    json_object_new_string(blocked ? "reject" : "manual_review"));
 	hints = json_object_new_object();
-	json_object_object_add(hints, "approveAllowed", json_object_new_boolean(!blocked));
-	json_object_object_add(hints, "rejectAllowed", json_object_new_boolean(1));
-	json_object_object_add(hints, "manualReviewRequired", json_object_new_boolean(!blocked));
+	json_put(hints, "approveAllowed", json_object_new_boolean(!blocked));
+	json_put(hints, "rejectAllowed", json_object_new_boolean(1));
+	json_put(hints, "manualReviewRequired", json_object_new_boolean(!blocked));
 	if (blocked)
-		json_object_object_add(hints, "approveBlockedReason",
+		json_put(hints, "approveBlockedReason",
 		    json_object_new_string("reject_only"));
-	json_object_object_add(o, "actionAvailabilityHints", hints);
+	json_put(o, "actionAvailabilityHints", hints);
 	if (strcmp(t->review_scenario, "sanctions_hit") == 0) {
 		json_object *m = t->review_detail ? json_tokener_parse(t->review_detail) : NULL;
 
-		json_object_object_add(o, "sanctionsMatchSummary",
+		json_put(o, "sanctionsMatchSummary",
 		    m != NULL ? m : json_object_new_object());
 	} else if (strcmp(t->review_scenario, "sender_kyc_not_approved") == 0) {
 		json_object *c = json_object_new_object();
 
-		json_object_object_add(c, "kycStatus", json_object_new_string("REJECTED"));
-		json_object_object_add(c, "screeningResult",
+		json_put(c, "kycStatus", json_object_new_string("REJECTED"));
+		json_put(c, "screeningResult",
 		    json_object_new_string("KYC_NOT_APPROVED"));
-		json_object_object_add(o, "senderComplianceSummary", c);
+		json_put(o, "senderComplianceSummary", c);
 	} else {
 		json_object *f = json_object_new_array();
 
 		for (size_t i = 0; required_fields[i] != NULL; i++)
 			json_object_array_add(f, json_object_new_string(required_fields[i]));
-		json_object_object_add(o, "missingRequiredFields", f);
-		json_object_object_add(o, "thresholdPolicyNote", json_object_new_string(
+		json_put(o, "missingRequiredFields", f);
+		json_put(o, "thresholdPolicyNote", json_object_new_string(
 		    "Incoming payments whose sender information is incomplete are held for"
 		    " manual review; approval needs every missing field."));
 	}

@@ -30,37 +30,37 @@ json_transaction(const struct txn *t)
 	int out = strcmp(t->type, "OUTGOING") == 0;
 	int settled = strcmp(t->status, "COMPLETED") == 0 || strcmp(t->status, "REFUNDED") == 0;
 
-	json_object_object_add(o, "transactionId", json_prefixed("Transaction", t->id));
-	json_object_object_add(o, "quoteId", t->quote_id ? json_prefixed("Quote", t->quote_id) : NULL);
-	json_object_object_add(o, "type", json_object_new_string(t->type));
-	json_object_object_add(o, "status", json_object_new_string(t->status));
-	json_object_object_add(o, "customerId",
+	json_put(o, "transactionId", json_prefixed("Transaction", t->id));
+	json_put(o, "quoteId", t->quote_id ? json_prefixed("Quote", t->quote_id) : NULL);
+	json_put(o, "type", json_object_new_string(t->type));
+	json_put(o, "status", json_object_new_string(t->status));
+	json_put(o, "customerId",
 	    t->customer_id[0] ? json_prefixed("Customer", t->customer_id) : NULL);
-	json_object_object_add(o, "platformCustomerId", json_str_or_null(t->platform_customer_id));
-	json_object_object_add(o, "createdAt", json_object_new_string(t->created_at));
-	json_object_object_add(o, "updatedAt", json_object_new_string(t->updated_at));
-	json_object_object_add(o, "settledAt",
+	json_put(o, "platformCustomerId", json_str_or_null(t->platform_customer_id));
+	json_put(o, "createdAt", json_object_new_string(t->created_at));
+	json_put(o, "updatedAt", json_object_new_string(t->updated_at));
+	json_put(o, "settledAt",
 	    settled && t->settled_at[0] ? json_object_new_string(t->settled_at) : NULL);
 	if (t->exchange_rate != NULL)
-		json_object_object_add(o, "exchangeRate", json_object_new_string(t->exchange_rate));
+		json_put(o, "exchangeRate", json_object_new_string(t->exchange_rate));
 	if (t->fee_currency[0])
-		json_object_object_add(o, "fees", json_money(t->fee_currency, t->fee_amount));
+		json_put(o, "fees", json_money(t->fee_currency, t->fee_amount));
 	if (out) {
 		json_object *src = json_object_new_object();
 
-		json_object_object_add(src, "accountId", t->internal_account_id[0] ?
+		json_put(src, "accountId", t->internal_account_id[0] ?
 		    json_prefixed("InternalAccount", t->internal_account_id) : NULL);
-		json_object_object_add(src, "sourceType", json_object_new_string("INTERNAL_ACCOUNT"));
-		json_object_object_add(o, "source", src);
+		json_put(src, "sourceType", json_object_new_string("INTERNAL_ACCOUNT"));
+		json_put(o, "source", src);
 	}
 	if (strcmp(t->destination_type, "EXTERNAL_ACCOUNT") == 0)
-		json_object_object_add(dst, "accountId", t->destination_ref ?
+		json_put(dst, "accountId", t->destination_ref ?
 		    json_prefixed("ExternalAccount", t->destination_ref) : NULL);
 	else
-		json_object_object_add(dst, "accountId", json_str_or_null(t->destination_ref));
-	json_object_object_add(dst, "destinationType", json_object_new_string(t->destination_type));
-	json_object_object_add(o, "destination", dst);
-	json_object_object_add(o, out ? "sentAmount" : "receivedAmount",
+		json_put(dst, "accountId", json_str_or_null(t->destination_ref));
+	json_put(dst, "destinationType", json_object_new_string(t->destination_type));
+	json_put(o, "destination", dst);
+	json_put(o, out ? "sentAmount" : "receivedAmount",
 	    json_money(t->currency, t->amount));
 	if (!out)
 		json_review_fields(o, t);

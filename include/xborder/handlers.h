@@ -290,6 +290,12 @@ struct ledger_short;
 int insufficient_reply(struct req *req, const struct ledger_short *s);
 
 
+/*
+ * Adds member key to o, which does not have it yet; key is a string
+ * literal, which json-c keeps by pointer instead of copying it.
+ */
+void json_put(json_object *o, const char *key, json_object *v);
+
 /* A string or JSON null when s is NULL. */
 json_object *json_str_or_null(const char *s);
 
