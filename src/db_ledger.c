@@ -366,6 +366,11 @@ db_ledger_check(struct db *db, void (*report)(const char *what, const char *id,
 	static const char mismatch[] =
 	    "SELECT e.id, e.account_id FROM ledger_entries e JOIN internal_accounts a"
 	    " ON a.id = e.account_id WHERE a.currency <> e.currency";
+	/* The copy of a quote's expiry on its transaction (schema/010). */
+	static const char expiry[] =
+	    "SELECT x.id, x.quote_expires_at, q.expires_at FROM transactions x"
+	    " JOIN quotes q ON q.transaction_id = x.id"
+	    " WHERE NOT (x.quote_expires_at <=> q.expires_at)";
 	struct db_val lim[] = { DBI(LEDGER_BALANCE_MAX), DBI(-LEDGER_BALANCE_MAX) };
 	struct db_rows r;
 	char detail[128];
@@ -414,6 +419,14 @@ db_ledger_check(struct db *db, void (*report)(const char *what, const char *id,
 		snprintf(detail, sizeof(detail), "%s %s: %s transactions, counted %s",
 		    db_cell(&r, i, 2), db_cell(&r, i, 1), db_cell(&r, i, 3), db_cell(&r, i, 4));
 		report("count", db_cell(&r, i, 0), detail);
+	}
+	db_rows_free(&r);
+	if ((rc = db_query(db, expiry, NULL, 0, &r)) != DB_OK)
+		return rc;
+	for (size_t i = 0; i < r.nrows; i++, problems++) {
+		snprintf(detail, sizeof(detail), "quote expiry %s on the transaction, %s on the quote",
+		    db_cell(&r, i, 1) ? db_cell(&r, i, 1) : "NULL", db_cell(&r, i, 2));
+		report("transaction", db_cell(&r, i, 0), detail);
 	}
 	db_rows_free(&r);
 	return problems;

@@ -198,9 +198,9 @@ create_tx(struct db *db, void *arg)
 	    "INSERT INTO transactions (id, platform_id, kind, type, status, customer_id,"
 	    " platform_customer_id, quote_id, internal_account_id, external_account_id,"
 	    " destination_type, destination_ref, currency, amount, exchange_rate,"
-	    " fee_currency, fee_amount, outcome, created_at, updated_at)"
+	    " fee_currency, fee_amount, outcome, created_at, updated_at, quote_expires_at)"
 	    " VALUES (?, ?, 'QUOTE', 'OUTGOING', 'CREATED', ?, ?, ?, ?, ?, ?, ?, ?, ?,"
-	    " ?, ?, ?, ?, ?, ?) RETURNING " TXN_COLS;
+	    " ?, ?, ?, ?, ?, ?, ?) RETURNING " TXN_COLS;
 	static const char ins_quote[] =
 	    "INSERT INTO quotes (" QUOTE_COLS ") VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?,"
 	    " ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, NULL)";
@@ -225,7 +225,7 @@ create_tx(struct db *db, void *arg)
 		    ext ? DBS(q->dest_ref) : DBN, DBS(q->dest_type), DBS(q->dest_ref),
 		    DBS(q->send_currency), DBI(q->send_amount), DBS(q->exchange_rate),
 		    DBS(q->send_currency), DBI(q->fees), DBS(q->outcome), DBS(created),
-		    DBS(created) };
+		    DBS(created), DBS(expires) };
 		struct db_val b[] = { DBS(id), DBS(q->platform_id), DBS(txn_id),
 		    DBS(q->customer_id), DBS(q->source_account_id), DBS(q->dest_type),
 		    DBS(q->dest_ref), DBS(q->recv_platform_id), DBS(q->recv_customer_id),

@@ -206,12 +206,26 @@ if "$DEV" worker stop >/dev/null 2>&1; then
 else
     fail "xborder-worker stopped"
 fi
-sql "UPDATE quotes SET expires_at = UTC_TIMESTAMP(3) - INTERVAL 1 SECOND WHERE id = '${Q1#Quote:}'"
+# GET /transactions/{id} reads the expiry from the transaction's own row
+# (schema/010_quote_expiry.sql): the quote's, copied when it was made.
+is "$(sql "SELECT x.quote_expires_at = q.expires_at FROM transactions x JOIN quotes q ON q.transaction_id = x.id WHERE q.id = '${Q1#Quote:}'")" 1 \
+    "Q1's transaction carries Q1's expiry"
+is "$(sql "SELECT COUNT(*) FROM transactions WHERE quote_expires_at IS NOT NULL AND quote_id IS NULL")" 0 \
+    "no transaction without a quote carries a quote expiry"
+sql "UPDATE transactions SET quote_expires_at = quote_expires_at + INTERVAL 1 SECOND WHERE id = '${Q1_TX#Transaction:}'"
+out=$(xbctl ledger-check 2>&1)
+is "$?" 1 "ledger-check fails when a transaction's copy of the expiry differs from its quote's"
+like "$out" "transaction	${Q1_TX#Transaction:}	quote expiry" "ledger-check names the transaction"
+sql "UPDATE transactions SET quote_expires_at = quote_expires_at - INTERVAL 1 SECOND WHERE id = '${Q1_TX#Transaction:}'"
+# Time moves on, for the quote and the copy alike.
+sql "UPDATE quotes q JOIN transactions x ON x.id = q.transaction_id SET q.expires_at = UTC_TIMESTAMP(3) - INTERVAL 1 SECOND, x.quote_expires_at = UTC_TIMESTAMP(3) - INTERVAL 1 SECOND WHERE q.id = '${Q1#Quote:}'"
 is "$(sql "SELECT status FROM quotes WHERE id = '${Q1#Quote:}'")" QUOTE_READY "Q1 is past its expiry and still QUOTE_READY in the database"
+out=$(xbctl ledger-check 2>&1)
+is "$?" 0 "ledger-check: the copy moved with the quote"
 api "${P[@]}" GET "/transactions/$Q1_TX"
 is_status 200 "GET its transaction: 200"
 jis .status '"EXPIRED"' "GET /transactions/{id}: EXPIRED (expired by this read)"
-sql "UPDATE quotes SET expires_at = UTC_TIMESTAMP(3) - INTERVAL 1 SECOND WHERE id = '${Q2#Quote:}'"
+sql "UPDATE quotes q JOIN transactions x ON x.id = q.transaction_id SET q.expires_at = UTC_TIMESTAMP(3) - INTERVAL 1 SECOND, x.quote_expires_at = UTC_TIMESTAMP(3) - INTERVAL 1 SECOND WHERE q.id = '${Q2#Quote:}'"
 api "${P[@]}" GET "/transactions?limit=5"
 jis "[.data[] | select(.transactionId == \"$Q2_TX\") | .status]" '["EXPIRED"]' "GET /transactions: Q2's transaction EXPIRED (expired by this read)"
 api "${P[@]}" GET "/transactions?status=EXPIRED"

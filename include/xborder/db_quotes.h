@@ -113,12 +113,13 @@ void quote_list_free(struct quote *q, size_t n);
 	" WHERE q.platform_id = " pcol " AND q.status = '" st "'" \
 	" AND q.executed_at IS NULL), '9999-12-31')"
 /*
- * SQL: 1 when quote alias q (a LEFT JOIN that may have found nothing) is
- * open and past its expiry: what db_quote_expire_due() expires.
+ * SQL: 1 when the transaction alias x is a quote's whose quote is open
+ * (QUOTE_READY or BLOCKED, not executed) and past its expiry, what
+ * db_quote_expire_due() expires; read from the transaction's own row
+ * (schema/010_quote_expiry.sql says why it is the same).
  */
-#define QUOTE_DUE_OF(q) \
-	"(" q ".id IS NOT NULL AND " q ".status IN ('QUOTE_READY', 'BLOCKED')" \
-	" AND " q ".executed_at IS NULL AND " q ".expires_at <= UTC_TIMESTAMP(3))"
+#define TXN_QUOTE_DUE_OF(x) \
+	"(" x ".status = 'CREATED' AND " x ".quote_expires_at <= UTC_TIMESTAMP(3))"
 #define QUOTES_DUE_SQL(pcol) \
 	"(LEAST(" QUOTE_OPEN_MIN(pcol, "QUOTE_READY") ", " \
 	QUOTE_OPEN_MIN(pcol, "BLOCKED") ") <= UTC_TIMESTAMP(3))"

@@ -43,13 +43,21 @@ int db_token_auth_get(struct db *db, const char *id, struct token_auth *out);
  * token_auth_from_row) and TOKEN_AUTH_FROM (tokens t, platform_configs c);
  * the token's row is WHERE t.id = ?.
  */
-#define TOKEN_AUTH_COLS \
+#define TOKEN_AUTH_TOKEN_COLS \
 	"t.platform_id, t.secret_hash, t.perm_view, t.perm_manage," \
 	" t.revoked_at IS NOT NULL, t.auth_failures," \
-	" TIMESTAMPDIFF(MICROSECOND, t.auth_failure_since, UTC_TIMESTAMP(3)), c.version"
+	" TIMESTAMPDIFF(MICROSECOND, t.auth_failure_since, UTC_TIMESTAMP(3))"
+#define TOKEN_AUTH_COLS TOKEN_AUTH_TOKEN_COLS ", c.version"
 #define TOKEN_AUTH_NCOLS 8
 #define TOKEN_AUTH_FROM \
 	" FROM tokens t JOIN platform_configs c ON c.platform_id = t.platform_id"
+/*
+ * The same columns without the configuration's version (0: the request's
+ * configuration, if it needs one, is read whole), from tokens t alone: for
+ * a route that never reads the configuration, one table fewer to open.
+ */
+#define TOKEN_AUTH_COLS_NO_CONFIG TOKEN_AUTH_TOKEN_COLS ", 0"
+#define TOKEN_AUTH_FROM_NO_CONFIG " FROM tokens t"
 
 struct db_rows;
 void token_auth_from_row(const struct db_rows *r, struct token_auth *out);
