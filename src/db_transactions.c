@@ -441,10 +441,11 @@ db_txn_list_sql(unsigned mask, int page)
 			 * The token's row, once per row of the page (once when
 			 * the page is empty); the rows only of the token's own
 			 * platform, whatever platform the page was looked for in.
+			 * A list never reads the configuration: not joined.
 			 */
-			snprintf(buf, sizeof(buf), "SELECT STRAIGHT_JOIN " TOKEN_AUTH_COLS ", "
+			snprintf(buf, sizeof(buf), "SELECT STRAIGHT_JOIN " TOKEN_AUTH_COLS_NO_CONFIG ", "
 			    TXN_COLS_OF("x.") ", (SELECT %s), " QUOTES_DUE_SQL("t.platform_id")
-			    TOKEN_AUTH_FROM " LEFT JOIN %s ON TRUE LEFT JOIN transactions x"
+			    TOKEN_AUTH_FROM_NO_CONFIG " LEFT JOIN %s ON TRUE LEFT JOIN transactions x"
 			    " FORCE INDEX (PRIMARY) ON x.id = page.id AND x.platform_id = t.platform_id"
 			    " WHERE t.id = ?",
 			    count, ids);
