@@ -359,16 +359,23 @@ counted(unsigned mask)
 	return (mask & ~(unsigned)(TF_TYPE | TF_STATUS)) == 0;
 }
 
+/* The filters of mask, in bind_filter's order, on the columns of x ("" or "x."). */
 static void
-where_of(unsigned mask, char *buf, size_t len)
+where_of(unsigned mask, const char *x, char *buf, size_t len)
 {
-	snprintf(buf, len, "platform_id = ?%s%s%s%s%s%s",
-	    mask & TF_CUSTOMER ? " AND customer_id = ?" : "",
-	    mask & TF_PCID ? " AND platform_customer_id = ?" : "",
-	    mask & TF_TYPE ? " AND type = ?" : "",
-	    mask & TF_STATUS ? " AND status = ?" : "",
-	    mask & TF_START ? " AND created_at >= ?" : "",
-	    mask & TF_END ? " AND created_at <= ?" : "");
+	static const struct {
+		unsigned	 bit;
+		const char	*cond;
+	} conds[] = {
+		{ TF_CUSTOMER, "customer_id = ?" }, { TF_PCID, "platform_customer_id = ?" },
+		{ TF_TYPE, "type = ?" }, { TF_STATUS, "status = ?" },
+		{ TF_START, "created_at >= ?" }, { TF_END, "created_at <= ?" },
+	};
+	size_t n = (size_t)snprintf(buf, len, "%splatform_id = ?", x);
+
+	for (size_t i = 0; i < sizeof(conds) / sizeof(conds[0]) && n < len; i++)
+		if (mask & conds[i].bit)
+			n += (size_t)snprintf(buf + n, len - n, " AND %s%s", x, conds[i].cond);
 }
 
 /*
@@ -401,7 +408,7 @@ count_of(unsigned mask, char *buf, size_t len)
 		    mask & TF_TYPE ? " AND type = ?" : "", mask & TF_STATUS ? " AND status = ?" : "");
 		return;
 	}
-	where_of(mask, where, sizeof(where));
+	where_of(mask, "", where, sizeof(where));
 	snprintf(buf, len, "COUNT(*) FROM transactions FORCE INDEX (%s) WHERE %s",
 	    index_of(mask), where);
 }
@@ -412,7 +419,7 @@ page_of(unsigned mask, char *buf, size_t len)
 {
 	char where[256];
 
-	where_of(mask, where, sizeof(where));
+	where_of(mask, "", where, sizeof(where));
 	snprintf(buf, len, "(SELECT id FROM transactions FORCE INDEX (%s)"
 	    " WHERE %s ORDER BY created_at DESC, id DESC LIMIT ? OFFSET ?) page",
 	    index_of(mask), where);
@@ -421,10 +428,10 @@ page_of(unsigned mask, char *buf, size_t len)
 const char *
 db_txn_list_sql(unsigned mask, int page)
 {
-	static char *texts[3][TF_COMBINATIONS];
+	static char *texts[4][TF_COMBINATIONS];
 	char count[384], ids[512], buf[4096];
 
-	if (mask >= TF_COMBINATIONS || page < 0 || page > 2)
+	if (mask >= TF_COMBINATIONS || page < 0 || page > 3)
 		return NULL;
 	if (texts[page][mask] == NULL) {
 		count_of(mask, count, sizeof(count));
@@ -449,6 +456,22 @@ db_txn_list_sql(unsigned mask, int page)
 			    " FORCE INDEX (PRIMARY) ON x.id = page.id AND x.platform_id = t.platform_id"
 			    " WHERE t.id = ?",
 			    count, ids);
+		if (page == 3) {
+			/*
+			 * The first page with the token, without the page's
+			 * ids in a derived table: the rows walked on the
+			 * filter's index in the list's order and the token's
+			 * row joined to each (no row when the page is empty or
+			 * the token is not the platform's).
+			 */
+			where_of(mask, "x.", ids, sizeof(ids));
+			snprintf(buf, sizeof(buf), "SELECT " TOKEN_AUTH_COLS_NO_CONFIG ", "
+			    TXN_COLS_OF("x.") ", (SELECT %s), " QUOTES_DUE_SQL("t.platform_id")
+			    " FROM transactions x FORCE INDEX (%s) JOIN tokens t"
+			    " ON t.id = ? AND t.platform_id = x.platform_id WHERE %s"
+			    " ORDER BY x.created_at DESC, x.id DESC LIMIT ?",
+			    count, index_of(mask), ids);
+		}
 		texts[page][mask] = xstrdup(buf);
 	}
 	return texts[page][mask];
@@ -497,6 +520,19 @@ bind_page(const char *platform, const struct txn_filter *f, unsigned mask,
 	return k;
 }
 
+/* The values of the first page's statement (count, token, filter, limit). */
+static size_t
+bind_first(const char *platform, const struct txn_filter *f, unsigned mask,
+    const char *token_id, int64_t limit, struct db_val *v)
+{
+	size_t k = bind_filter(platform, f, mask, 1, v);
+
+	v[k++] = DBS(token_id);
+	k += bind_filter(platform, f, mask, 0, v + k);
+	v[k++] = DBI(limit);
+	return k;
+}
+
 unsigned
 db_txn_list_combinations(void)
 {
@@ -520,6 +556,8 @@ db_txn_list_explain(struct db *db, const char *platform, const char *token_id,
 		return DB_ERR;
 	if (page == 0)
 		k = bind_filter(platform, &sample, mask, 1, v);
+	else if (page == 3)
+		k = bind_first(platform, &sample, mask, token_id, 20, v);
 	else
 		k = bind_page(platform, &sample, mask, 20, 0, v);
 	if (page == 2)
@@ -609,10 +647,27 @@ db_token_auth_get_list(struct db *db, const char *token_id, const char *platform
 
 	memset(ta, 0, sizeof(*ta));
 	txn_list_prefetch_free(p);
-	k = bind_page(platform, f, mask, limit, offset, v);
-	v[k++] = DBS(token_id);
-	if ((rc = db_query(db, db_txn_list_sql(mask, 2), v, k, &r)) != DB_OK)
-		return rc;
+	r.nrows = 0;
+	/*
+	 * The first page: its rows walked in order with the token's row
+	 * joined to each, which costs the server less than the page's ids in
+	 * a derived table.  It has no row when the page is empty or the token
+	 * is not the platform's: then the statement of every page, which has
+	 * the token's row in any case.
+	 */
+	if (offset == 0) {
+		k = bind_first(platform, f, mask, token_id, limit, v);
+		if ((rc = db_query(db, db_txn_list_sql(mask, 3), v, k, &r)) != DB_OK)
+			return rc;
+		if (r.nrows == 0)
+			db_rows_free(&r);
+	}
+	if (r.nrows == 0) {
+		k = bind_page(platform, f, mask, limit, offset, v);
+		v[k++] = DBS(token_id);
+		if ((rc = db_query(db, db_txn_list_sql(mask, 2), v, k, &r)) != DB_OK)
+			return rc;
+	}
 	if (r.nrows == 0) {
 		db_rows_free(&r);
 		return DB_NOT_FOUND;

@@ -152,7 +152,7 @@ out=$(xbctl explain-lists "$NP_ID" 2>&1)
 rc=$?
 is "$rc" 0 "xborderctl explain-lists exits 0 (no filesort, no full scan)"
 is "$(grep -c $'^BAD\t' <<<"$out")" 0 "no plan of a GET /transactions statement sorts or scans a table"
-is "$(grep $'\tfilters=' <<<"$out" | cut -f2,3 | sort -u | wc -l)" 192 "every filter combination's page, page with the token and count was explained (64 x 3)"
+is "$(grep $'\tfilters=' <<<"$out" | cut -f2,3 | sort -u | wc -l)" 256 "every filter combination's page, page with the token, first page with the token and count was explained (64 x 4)"
 # A settlement batch's statements over 1, 2 and 16 transactions: on the
 # primary key (an UPDATE naming its row by (platform_id, id) IN (...) alone
 # walks the whole primary key in MariaDB 10.11).
@@ -160,6 +160,8 @@ is "$(grep $'\tbatch=' <<<"$out" | cut -f2,3 | LC_ALL=C sort -u | tr '\t\n' ': '
     "batch=1:lock batch=1:status batch=16:lock batch=16:status batch=2:lock batch=2:status " \
     "the lock and the status change of a batch of 1, 2 and 16 transactions were explained"
 is "$(grep -c $'\ttoken+page\t<derived' <<<"$out")" 64 "the page read with the token is planned through the page's ids (the token exists)"
+is "$(grep $'\ttoken+first\t' <<<"$out" | grep -c $'\tx\t\(ref\|range\)\tix_transactions_')" 64 \
+    "the first page read with the token walks the filter's index (the token exists)"
 [[ $rc == 0 ]] || diag "$(grep $'^BAD\t' <<<"$out" | head -5)"
 
 # --- totalCount's counters after inserts and status changes -------------------

@@ -108,8 +108,9 @@ int db_txn_list(struct db *db, const char *platform, const struct txn_filter *f,
 /*
  * The text of db_txn_list()'s statement for the filter combination mask
  * (0 .. db_txn_list_combinations() - 1): its page (page 1), its page read
- * with the token (page 2, db_token_auth_get_list) or its count (page 0);
- * NULL past the last.  For xborderctl explain-lists.
+ * with the token (page 2, db_token_auth_get_list), its first page read
+ * with the token (page 3, the same) or its count (page 0); NULL past the
+ * last.  For xborderctl explain-lists.
  */
 const char *db_txn_list_sql(unsigned mask, int page);
 unsigned db_txn_list_combinations(void);
