@@ -129,7 +129,7 @@ int
 db_txn_get_fresh(struct db *db, const char *platform, const char *id, struct txn *out)
 {
 	static const char sql[] =
-	    "SELECT " TXN_COLS ", " QUOTES_DUE_SQL("transactions.platform_id")
+	    "SELECT " TXN_COLS ", " TXN_QUOTE_DUE_OF("transactions")
 	    " FROM transactions WHERE platform_id = ? AND id = ?";
 	struct db_val a[] = { DBS(platform), DBS(id) };
 	struct db_rows r;
@@ -335,9 +335,11 @@ db_txn_change_explain(struct db *db, const char *platform, const char *id, size_
  * on every combination (xborderctl explain-lists).  The page is found on
  * the index alone and only its rows are read whole (a deferred join), so
  * a deep cursor walks index entries, not rows (the page's few rows are put
- * in order here, not by a sort in the server).  totalCount comes with the
- * page in the same statement: from txn_counts when only type and status
- * filter (no counting of rows), else by counting on the filter's index.
+ * in order here, not by a sort in the server); the first page read with
+ * the token walks the index to its rows directly.  totalCount comes with
+ * the page in the same statement: from txn_counts when only type and
+ * status filter (no counting of rows), else by counting on the filter's
+ * index.  So does whether quotes are due that the answer depends on.
  */
 enum {
 	TF_CUSTOMER = 1, TF_PCID = 2, TF_TYPE = 4, TF_STATUS = 8, TF_START = 16,
@@ -434,16 +436,25 @@ db_txn_list_sql(unsigned mask, int page)
 	if (mask >= TF_COMBINATIONS || page < 0 || page > 3)
 		return NULL;
 	if (texts[page][mask] == NULL) {
+		/*
+		 * Whether quotes are due (open and past their expiry) that the
+		 * answer depends on: with a status filter, any of the platform's,
+		 * which may change the page and the count; else only the page's
+		 * own rows, whose status is all that expiring changes.
+		 */
+		const char *due = !(mask & TF_STATUS) ? TXN_QUOTE_DUE_OF("x") :
+		    page == 1 ? QUOTES_DUE_SQL("x.platform_id") : QUOTES_DUE_SQL("t.platform_id");
+
 		count_of(mask, count, sizeof(count));
 		page_of(mask, ids, sizeof(ids));
 		if (page == 0)
 			snprintf(buf, sizeof(buf), "SELECT %s", count);
 		else if (page == 1)
 			/* The page's ids first, then their rows by primary key. */
-			snprintf(buf, sizeof(buf), "SELECT STRAIGHT_JOIN " TXN_COLS
-			    ", (SELECT %s), " QUOTES_DUE_SQL("transactions.platform_id")
-			    " FROM %s JOIN transactions FORCE INDEX (PRIMARY) USING (id)", count, ids);
-		else
+			snprintf(buf, sizeof(buf), "SELECT STRAIGHT_JOIN " TXN_COLS_OF("x.")
+			    ", (SELECT %s), %s FROM %s JOIN transactions x FORCE INDEX (PRIMARY)"
+			    " USING (id)", count, due, ids);
+		else if (page == 2)
 			/*
 			 * The token's row, once per row of the page (once when
 			 * the page is empty); the rows only of the token's own
@@ -451,12 +462,12 @@ db_txn_list_sql(unsigned mask, int page)
 			 * A list never reads the configuration: not joined.
 			 */
 			snprintf(buf, sizeof(buf), "SELECT STRAIGHT_JOIN " TOKEN_AUTH_COLS_NO_CONFIG ", "
-			    TXN_COLS_OF("x.") ", (SELECT %s), " QUOTES_DUE_SQL("t.platform_id")
+			    TXN_COLS_OF("x.") ", (SELECT %s), %s"
 			    TOKEN_AUTH_FROM_NO_CONFIG " LEFT JOIN %s ON TRUE LEFT JOIN transactions x"
 			    " FORCE INDEX (PRIMARY) ON x.id = page.id AND x.platform_id = t.platform_id"
 			    " WHERE t.id = ?",
-			    count, ids);
-		if (page == 3) {
+			    count, due, ids);
+		else {
 			/*
 			 * The first page with the token, without the page's
 			 * ids in a derived table: the rows walked on the
@@ -466,11 +477,11 @@ db_txn_list_sql(unsigned mask, int page)
 			 */
 			where_of(mask, "x.", ids, sizeof(ids));
 			snprintf(buf, sizeof(buf), "SELECT " TOKEN_AUTH_COLS_NO_CONFIG ", "
-			    TXN_COLS_OF("x.") ", (SELECT %s), " QUOTES_DUE_SQL("t.platform_id")
+			    TXN_COLS_OF("x.") ", (SELECT %s), %s"
 			    " FROM transactions x FORCE INDEX (%s) JOIN tokens t"
 			    " ON t.id = ? AND t.platform_id = x.platform_id WHERE %s"
 			    " ORDER BY x.created_at DESC, x.id DESC LIMIT ?",
-			    count, index_of(mask), ids);
+			    count, due, index_of(mask), ids);
 		}
 		texts[page][mask] = xstrdup(buf);
 	}
@@ -565,6 +576,16 @@ db_txn_list_explain(struct db *db, const char *platform, const char *token_id,
 	return explain(db, sql, v, k, out);
 }
 
+/* Whether a row of a page says quotes are due (its column col). */
+static int
+any_due(const struct db_rows *r, size_t col)
+{
+	for (size_t i = 0; i < r->nrows; i++)
+		if (db_cell_i64(r, i, col) != 0)
+			return 1;
+	return 0;
+}
+
 /* Newest first: createdAt descending, then id descending (decisions.md). */
 static int
 newest_first(const void *a, const void *b)
@@ -595,7 +616,7 @@ db_txn_list(struct db *db, const char *platform, const struct txn_filter *f,
 	 * empty page cannot): if so, expire them (whoever looks first writes
 	 * it) and read the page again.
 	 */
-	if (r.nrows == 0 || db_cell_i64(&r, 0, 25) != 0) {
+	if (r.nrows == 0 || any_due(&r, TXN_NCOLS + 1)) {
 		uint64_t expired = 0;
 
 		if ((rc = db_quote_expire_due(db, platform, &expired)) != DB_OK) {
@@ -678,7 +699,7 @@ db_token_auth_get_list(struct db *db, const char *token_id, const char *platform
 	p->offset = offset;
 	/* An empty page, or quotes to expire first: the handler reads it. */
 	if (strcmp(ta->platform_id, platform) == 0 && db_cell(&r, 0, X) != NULL &&
-	    db_cell_i64(&r, 0, DUE) == 0) {
+	    !any_due(&r, DUE)) {
 		p->list = xcalloc(r.nrows, sizeof(*p->list));
 		for (size_t i = 0; i < r.nrows; i++)
 			if (db_cell(&r, i, X) != NULL)

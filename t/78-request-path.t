@@ -232,6 +232,17 @@ api "${P[@]}" GET "/transactions?limit=5"
 jis "[.data[] | select(.transactionId == \"$Q2_TX\") | .status]" '["EXPIRED"]' "GET /transactions: Q2's transaction EXPIRED (expired by this read)"
 api "${P[@]}" GET "/transactions?status=EXPIRED"
 jis .totalCount 2 "GET /transactions?status=EXPIRED: totalCount 2"
+# A status filter depends on every quote of the platform, not only the
+# page's: Q3's transaction is CREATED in the database, so not on the first
+# page of EXPIRED rows as read, but it is EXPIRED once read: the newest.
+api "${P[@]}" POST /quotes "$(ppv_quote "$SRC_INT" "$CUST_PPV" EUR SENDING 1300)"
+is_status 201 "a third quote: 201"
+Q3=$(jr .quoteId) Q3_TX=$(jr .transactionId)
+sql "UPDATE quotes q JOIN transactions x ON x.id = q.transaction_id SET q.expires_at = UTC_TIMESTAMP(3) - INTERVAL 1 SECOND, x.quote_expires_at = UTC_TIMESTAMP(3) - INTERVAL 1 SECOND WHERE q.id = '${Q3#Quote:}'"
+api "${P[@]}" GET "/transactions?status=EXPIRED&limit=1"
+is_status 200 "GET /transactions?status=EXPIRED&limit=1: 200"
+jis '[.totalCount, [.data[].transactionId]]' "[3,[\"$Q3_TX\"]]" "status=EXPIRED, a page of one: totalCount 3 and Q3's transaction (expired by this read)"
+is "$(sql "SELECT status FROM quotes WHERE id = '${Q3#Quote:}'")" EXPIRED "Q3 EXPIRED in the database"
 if "$DEV" worker start >/dev/null 2>&1; then
     worker_stopped=0
     pass "xborder-worker started again"
