@@ -27,7 +27,8 @@
 
 #include <argon2.h>
 #include <openssl/evp.h>
-#include <openssl/hmac.h>
+#include <openssl/core_names.h>
+#include <openssl/params.h>
 #include <openssl/rand.h>
 
 #include "xborder/auth.h"
@@ -53,7 +54,6 @@ struct cache_slot {
 };
 
 static struct cache_slot cache[CACHE_SLOTS];
-static unsigned char cache_key[32];
 static int cache_key_ready;
 static char *dummy_hash;	/* argon2id of a random secret; never freed */
 
@@ -98,20 +98,54 @@ auth_parse_basic(const char *header, char client_id[37], char *secret,
 	return 0;
 }
 
+/*
+ * The cache key's HMAC-SHA-256, keyed once: each mac() copies it.  A
+ * one-shot HMAC() looks the algorithms up by name on every call, which
+ * cost more than the rest of a cached request's credential check.
+ */
+static EVP_MAC_CTX *keyed;
+
 static void
 mac(const void *a, size_t alen, const void *b, size_t blen, unsigned char out[32])
 {
-	unsigned char buf[512];
-	unsigned int olen = 32;
+	EVP_MAC_CTX *c;
+	size_t olen = 0;
 
-	if (alen + blen > sizeof(buf))
-		blen = sizeof(buf) - alen;
-	memcpy(buf, a, alen);
-	memcpy(buf + alen, b, blen);
-	if (HMAC(EVP_sha256(), cache_key, sizeof(cache_key), buf, alen + blen,
-	    out, &olen) == NULL)
+	if (alen + blen > 512)
+		blen = 512 - alen;	/* as long as the cache ever hashed */
+	if ((c = EVP_MAC_CTX_dup(keyed)) == NULL || EVP_MAC_update(c, a, alen) != 1 ||
+	    EVP_MAC_update(c, b, blen) != 1 || EVP_MAC_final(c, out, &olen, 32) != 1 ||
+	    olen != 32)
 		abort();
-	OPENSSL_cleanse(buf, sizeof(buf));
+	EVP_MAC_CTX_free(c);
+}
+
+/* Makes the process's cache key and the keyed HMAC; 0, or -1 when it cannot. */
+static int
+cache_key_make(void)
+{
+	OSSL_PARAM params[] = {
+		OSSL_PARAM_construct_utf8_string(OSSL_MAC_PARAM_DIGEST, (char *)"SHA256", 0),
+		OSSL_PARAM_construct_end()
+	};
+	unsigned char cache_key[32];
+	EVP_MAC *m;
+	int rc = -1;
+
+	if (RAND_bytes(cache_key, sizeof(cache_key)) != 1 ||
+	    (m = EVP_MAC_fetch(NULL, "HMAC", NULL)) == NULL)
+		goto out;
+	keyed = EVP_MAC_CTX_new(m);
+	EVP_MAC_free(m);
+	if (keyed != NULL && EVP_MAC_init(keyed, cache_key, sizeof(cache_key), params) == 1)
+		rc = 0;
+	else {
+		EVP_MAC_CTX_free(keyed);
+		keyed = NULL;
+	}
+out:
+	OPENSSL_cleanse(cache_key, sizeof(cache_key));	/* kept only inside keyed */
+	return rc;
 }
 
 static size_t
@@ -140,7 +174,7 @@ cache_put(const char *id, const char *secret, const char *hash, const char *plat
 	struct cache_slot *s = &cache[slot_of(id)];
 
 	if (!cache_key_ready) {
-		if (RAND_bytes(cache_key, sizeof(cache_key)) != 1)
+		if (cache_key_make() < 0)
 			return;
 		cache_key_ready = 1;
 	}
