@@ -33,12 +33,19 @@
 #define RESULT_COL_MIN 24
 #define RESULT_COL_MAX 256
 
+/*
+ * A DATETIME or TIMESTAMP column of 0 to 6 decimals is fetched as a
+ * MYSQL_TIME and written as text here (db_datetime_text), the text the
+ * library would have made with sprintf; every other column as text.
+ */
 struct result_binds {
 	size_t		 ncols;
 	MYSQL_BIND	*b;
 	unsigned long	*len;
 	my_bool		*isnull;
 	char		*buf;
+	MYSQL_TIME	*tm;		/* per column; used by time columns */
+	signed char	*time_dec;	/* decimals of a time column, else -1 */
 };
 
 struct stmt_slot {
@@ -74,6 +81,8 @@ binds_free(struct result_binds *rb)
 	free(rb->len);
 	free(rb->isnull);
 	free(rb->buf);
+	free(rb->tm);
+	free(rb->time_dec);
 	free(rb);
 }
 
@@ -450,6 +459,53 @@ db_query_once(struct db *db, const char *sql, const struct db_val *args,
 	return query(db, sql, 0, args, nargs, out);
 }
 
+/* Writes v in at least width digits at p; returns the end. */
+static char *
+put_digits(char *p, unsigned long v, int width)
+{
+	char tmp[24];
+	int n = 0;
+
+	do
+		tmp[n++] = (char)('0' + v % 10);
+	while ((v /= 10) != 0);
+	while (n < width)
+		tmp[n++] = '0';
+	while (n > 0)
+		*p++ = tmp[--n];
+	return p;
+}
+
+size_t
+db_datetime_text(const MYSQL_TIME *t, unsigned decimals, char out[DB_DATETIME_TEXT_MAX])
+{
+	char *p = out;
+
+	p = put_digits(p, t->year, 4);
+	*p++ = '-';
+	p = put_digits(p, t->month, 2);
+	*p++ = '-';
+	p = put_digits(p, t->day, 2);
+	*p++ = ' ';
+	p = put_digits(p, t->hour, 2);
+	*p++ = ':';
+	p = put_digits(p, t->minute, 2);
+	*p++ = ':';
+	p = put_digits(p, t->second, 2);
+	if (decimals > 0 && decimals <= 6) {
+		char frac[24], *e = put_digits(frac, t->second_part, 6);
+
+		/* The first digits of at least six, as the library's ".%06lu" cut. */
+		*p++ = '.';
+		if ((size_t)(e - frac) < decimals)
+			decimals = (unsigned)(e - frac);
+		memcpy(p, frac, decimals);
+		p += decimals;
+	}
+	*p = '\0';
+	return (size_t)(p - out);
+}
+
 /* The slot's result buffers (see RESULT_COL_MAX); NULL with *rc set. */
 static struct result_binds *
 binds_of(struct db *db, struct stmt_slot *s, int *rc)
@@ -473,8 +529,14 @@ binds_of(struct db *db, struct stmt_slot *s, int *rc)
 	rb->b = xcalloc(n, sizeof(*rb->b));
 	rb->len = xcalloc(n, sizeof(*rb->len));
 	rb->isnull = xcalloc(n, sizeof(*rb->isnull));
+	rb->tm = xcalloc(n, sizeof(*rb->tm));
+	rb->time_dec = xcalloc(n, sizeof(*rb->time_dec));
 	for (size_t i = 0; i < n; i++) {
 		size_t sz = f[i].length + 1;
+
+		rb->time_dec[i] = (f[i].type == MYSQL_TYPE_DATETIME ||
+		    f[i].type == MYSQL_TYPE_TIMESTAMP) && f[i].decimals <= 6 ?
+		    (signed char)f[i].decimals : -1;
 
 		sz = sz < RESULT_COL_MIN ? RESULT_COL_MIN : sz > RESULT_COL_MAX ? RESULT_COL_MAX : sz;
 		rb->b[i].buffer_length = sz;
@@ -489,6 +551,11 @@ binds_of(struct db *db, struct stmt_slot *s, int *rc)
 		rb->b[i].length = &rb->len[i];
 		rb->b[i].is_null = &rb->isnull[i];
 		total += rb->b[i].buffer_length;
+		if (rb->time_dec[i] >= 0) {
+			rb->b[i].buffer_type = MYSQL_TYPE_DATETIME;
+			rb->b[i].buffer = &rb->tm[i];
+			rb->b[i].buffer_length = sizeof(rb->tm[i]);
+		}
 	}
 	s->rb = rb;
 	return rb;
@@ -503,11 +570,16 @@ static void
 keep_row(MYSQL_STMT *st, const struct result_binds *rb, char **data, size_t *used,
     size_t *cap, size_t *off)
 {
+	char text[DB_DATETIME_TEXT_MAX];
 	size_t need = 0;
 
-	for (size_t i = 0; i < rb->ncols; i++)
-		if (!rb->isnull[i])
-			need += rb->len[i] + 1;
+	for (size_t i = 0; i < rb->ncols; i++) {
+		if (rb->isnull[i])
+			continue;
+		if (rb->time_dec[i] >= 0)
+			rb->len[i] = db_datetime_text(&rb->tm[i], (unsigned)rb->time_dec[i], text);
+		need += rb->len[i] + 1;
+	}
 	if (*used + need > *cap) {
 		*cap = *cap * 2 > *used + need ? *cap * 2 : *used + need + 256;
 		*data = xrealloc(*data, *cap);
@@ -520,7 +592,9 @@ keep_row(MYSQL_STMT *st, const struct result_binds *rb, char **data, size_t *use
 			continue;
 		}
 		to = *data + *used;
-		if (rb->len[i] < rb->b[i].buffer_length) {
+		if (rb->time_dec[i] >= 0)
+			db_datetime_text(&rb->tm[i], (unsigned)rb->time_dec[i], to);
+		else if (rb->len[i] < rb->b[i].buffer_length) {
 			memcpy(to, rb->b[i].buffer, rb->len[i]);
 		} else {
 			MYSQL_BIND one = rb->b[i];

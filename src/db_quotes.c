@@ -39,12 +39,6 @@
 /* A payout is settled by the worker after this long. */
 #define PAYOUT_DELAY_MS 300
 
-static void
-copy(char *dst, size_t n, const char *s)
-{
-	snprintf(dst, n, "%s", s ? s : "");
-}
-
 static char *
 dup_or_null(const char *s)
 {
@@ -55,19 +49,19 @@ static void
 quote_from_row(const struct db_rows *r, size_t i, struct quote *q)
 {
 	memset(q, 0, sizeof(*q));
-	copy(q->id, sizeof(q->id), db_cell(r, i, 0));
-	copy(q->platform_id, sizeof(q->platform_id), db_cell(r, i, 1));
-	copy(q->transaction_id, sizeof(q->transaction_id), db_cell(r, i, 2));
-	copy(q->customer_id, sizeof(q->customer_id), db_cell(r, i, 3));
-	copy(q->source_account_id, sizeof(q->source_account_id), db_cell(r, i, 4));
-	copy(q->dest_type, sizeof(q->dest_type), db_cell(r, i, 5));
+	str_copy(q->id, sizeof(q->id), db_cell(r, i, 0));
+	str_copy(q->platform_id, sizeof(q->platform_id), db_cell(r, i, 1));
+	str_copy(q->transaction_id, sizeof(q->transaction_id), db_cell(r, i, 2));
+	str_copy(q->customer_id, sizeof(q->customer_id), db_cell(r, i, 3));
+	str_copy(q->source_account_id, sizeof(q->source_account_id), db_cell(r, i, 4));
+	str_copy(q->dest_type, sizeof(q->dest_type), db_cell(r, i, 5));
 	q->dest_ref = dup_or_null(db_cell(r, i, 6));
-	copy(q->recv_platform_id, sizeof(q->recv_platform_id), db_cell(r, i, 7));
-	copy(q->recv_customer_id, sizeof(q->recv_customer_id), db_cell(r, i, 8));
+	str_copy(q->recv_platform_id, sizeof(q->recv_platform_id), db_cell(r, i, 7));
+	str_copy(q->recv_customer_id, sizeof(q->recv_customer_id), db_cell(r, i, 8));
 	q->recv_ppv_address = dup_or_null(db_cell(r, i, 9));
-	copy(q->send_currency, sizeof(q->send_currency), db_cell(r, i, 10));
-	copy(q->recv_currency, sizeof(q->recv_currency), db_cell(r, i, 11));
-	copy(q->locked_side, sizeof(q->locked_side), db_cell(r, i, 12));
+	str_copy(q->send_currency, sizeof(q->send_currency), db_cell(r, i, 10));
+	str_copy(q->recv_currency, sizeof(q->recv_currency), db_cell(r, i, 11));
+	str_copy(q->locked_side, sizeof(q->locked_side), db_cell(r, i, 12));
 	q->locked_amount = db_cell_i64(r, i, 13);
 	q->send_amount = db_cell_i64(r, i, 14);
 	q->recv_amount = db_cell_i64(r, i, 15);
@@ -75,15 +69,15 @@ quote_from_row(const struct db_rows *r, size_t i, struct quote *q)
 	q->fees = db_cell_i64(r, i, 17);
 	q->fee_sender = db_cell_i64(r, i, 18);
 	q->fee_receiver = db_cell_i64(r, i, 19);
-	copy(q->exchange_rate, sizeof(q->exchange_rate), db_cell(r, i, 20));
+	str_copy(q->exchange_rate, sizeof(q->exchange_rate), db_cell(r, i, 20));
 	q->price_send = db_cell_i64(r, i, 21);
 	q->price_recv = db_cell_i64(r, i, 22);
 	q->spread_bps = (int)db_cell_i64(r, i, 23);
 	q->fee_sender_bps = (int)db_cell_i64(r, i, 24);
 	q->fee_receiver_bps = (int)db_cell_i64(r, i, 25);
 	q->counterparty = dup_or_null(db_cell(r, i, 26));
-	copy(q->outcome, sizeof(q->outcome), db_cell(r, i, 27));
-	copy(q->status, sizeof(q->status), db_cell(r, i, 28));
+	str_copy(q->outcome, sizeof(q->outcome), db_cell(r, i, 27));
+	str_copy(q->status, sizeof(q->status), db_cell(r, i, 28));
 	ids_timestamp(db_cell(r, i, 29), q->created_at);
 	ids_timestamp(db_cell(r, i, 30), q->expires_at);
 	if (db_cell(r, i, 31) != NULL)

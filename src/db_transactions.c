@@ -30,38 +30,32 @@ dup_or_null(const char *s)
 }
 
 static void
-copy(char *dst, size_t n, const char *s)
-{
-	snprintf(dst, n, "%s", s ? s : "");
-}
-
-static void
 txn_from_cols(const struct db_rows *r, size_t i, unsigned c, struct txn *t)
 {
 	memset(t, 0, sizeof(*t));
-	copy(t->id, sizeof(t->id), db_cell(r, i, c + 0));
-	copy(t->platform_id, sizeof(t->platform_id), db_cell(r, i, c + 1));
-	copy(t->kind, sizeof(t->kind), db_cell(r, i, c + 2));
-	copy(t->type, sizeof(t->type), db_cell(r, i, c + 3));
-	copy(t->status, sizeof(t->status), db_cell(r, i, c + 4));
-	copy(t->customer_id, sizeof(t->customer_id), db_cell(r, i, c + 5));
+	str_copy(t->id, sizeof(t->id), db_cell(r, i, c + 0));
+	str_copy(t->platform_id, sizeof(t->platform_id), db_cell(r, i, c + 1));
+	str_copy(t->kind, sizeof(t->kind), db_cell(r, i, c + 2));
+	str_copy(t->type, sizeof(t->type), db_cell(r, i, c + 3));
+	str_copy(t->status, sizeof(t->status), db_cell(r, i, c + 4));
+	str_copy(t->customer_id, sizeof(t->customer_id), db_cell(r, i, c + 5));
 	t->platform_customer_id = dup_or_null(db_cell(r, i, c + 6));
 	t->quote_id = dup_or_null(db_cell(r, i, c + 7));
-	copy(t->internal_account_id, sizeof(t->internal_account_id), db_cell(r, i, c + 8));
-	copy(t->external_account_id, sizeof(t->external_account_id), db_cell(r, i, c + 9));
-	copy(t->destination_type, sizeof(t->destination_type), db_cell(r, i, c + 10));
+	str_copy(t->internal_account_id, sizeof(t->internal_account_id), db_cell(r, i, c + 8));
+	str_copy(t->external_account_id, sizeof(t->external_account_id), db_cell(r, i, c + 9));
+	str_copy(t->destination_type, sizeof(t->destination_type), db_cell(r, i, c + 10));
 	t->destination_ref = dup_or_null(db_cell(r, i, c + 11));
-	copy(t->currency, sizeof(t->currency), db_cell(r, i, c + 12));
+	str_copy(t->currency, sizeof(t->currency), db_cell(r, i, c + 12));
 	t->amount = db_cell_i64(r, i, c + 13);
 	t->exchange_rate = dup_or_null(db_cell(r, i, c + 14));
-	copy(t->fee_currency, sizeof(t->fee_currency), db_cell(r, i, c + 15));
+	str_copy(t->fee_currency, sizeof(t->fee_currency), db_cell(r, i, c + 15));
 	t->fee_amount = db_cell_i64(r, i, c + 16);
-	copy(t->outcome, sizeof(t->outcome), db_cell(r, i, c + 17));
+	str_copy(t->outcome, sizeof(t->outcome), db_cell(r, i, c + 17));
 	ids_timestamp(db_cell(r, i, c + 18), t->created_at);
 	ids_timestamp(db_cell(r, i, c + 19), t->updated_at);
 	if (db_cell(r, i, c + 20) != NULL)
 		ids_timestamp(db_cell(r, i, c + 20), t->settled_at);
-	copy(t->review_scenario, sizeof(t->review_scenario), db_cell(r, i, c + 21));
+	str_copy(t->review_scenario, sizeof(t->review_scenario), db_cell(r, i, c + 21));
 	t->review_detail = dup_or_null(db_cell(r, i, c + 22));
 	t->transit_shard = (int)db_cell_i64(r, i, c + 23);
 }
@@ -114,7 +108,7 @@ txn_read(struct db *db, const char *platform, const char *id, struct txn *out, i
 		return rc;
 	txn_from_row(&r, 0, out);
 	if (lock)
-		copy(out->db_now, sizeof(out->db_now), db_cell(&r, 0, TXN_NCOLS));
+		str_copy(out->db_now, sizeof(out->db_now), db_cell(&r, 0, TXN_NCOLS));
 	db_rows_free(&r);
 	return DB_OK;
 }
@@ -176,11 +170,11 @@ db_token_auth_get_txn(struct db *db, const char *token_id, const char *txn_id,
 
 	memset(ta, 0, sizeof(*ta));
 	memset(p, 0, sizeof(*p));
-	copy(p->id, sizeof(p->id), txn_id);
+	str_copy(p->id, sizeof(p->id), txn_id);
 	if ((rc = db_query_one(db, sql, a, NARGS(a), &r)) != DB_OK)
 		return rc;
 	token_auth_from_row(&r, ta);
-	copy(p->platform_id, sizeof(p->platform_id), ta->platform_id);
+	str_copy(p->platform_id, sizeof(p->platform_id), ta->platform_id);
 	p->read = 1;
 	p->due = db_cell_i64(&r, 0, TOKEN_AUTH_NCOLS + TXN_NCOLS) != 0;
 	if (!p->due && db_cell(&r, 0, TOKEN_AUTH_NCOLS) != NULL) {
@@ -294,7 +288,7 @@ db_txn_lock_many(struct db *db, const char *const *platforms, const char *const 
 		return rc;
 	for (size_t i = 0; i < r.nrows && i < n; i++) {
 		txn_from_row(&r, i, &out[i]);
-		copy(out[i].db_now, sizeof(out[i].db_now), db_cell(&r, i, TXN_NCOLS));
+		str_copy(out[i].db_now, sizeof(out[i].db_now), db_cell(&r, i, TXN_NCOLS));
 		(*nout)++;
 	}
 	db_rows_free(&r);
@@ -694,7 +688,7 @@ db_token_auth_get_list(struct db *db, const char *token_id, const char *platform
 		return DB_NOT_FOUND;
 	}
 	token_auth_from_row(&r, ta);
-	copy(p->platform_id, sizeof(p->platform_id), platform);
+	str_copy(p->platform_id, sizeof(p->platform_id), platform);
 	p->limit = limit;
 	p->offset = offset;
 	/* An empty page, or quotes to expire first: the handler reads it. */
@@ -903,7 +897,7 @@ set_status(struct db *db, const struct txn *ts, size_t n, const char *status, in
 		struct txn *c = &changed[i];
 
 		txn_copy(&ts[i], c);
-		copy(c->status, sizeof(c->status), status);
+		str_copy(c->status, sizeof(c->status), status);
 		ids_timestamp(ts[i].db_now, c->updated_at);
 		if (settled && c->settled_at[0] == '\0')
 			ids_timestamp(ts[i].db_now, c->settled_at);
@@ -1139,9 +1133,9 @@ job_tx(struct db *db, void *arg)
 		struct job *x = &j->job[i];
 
 		x->id = db_cell_i64(&r, i, 0);
-		copy(x->kind, sizeof(x->kind), db_cell(&r, i, 1));
-		copy(x->ref_id, sizeof(x->ref_id), db_cell(&r, i, 2));
-		copy(x->platform_id, sizeof(x->platform_id), db_cell(&r, i, 3));
+		str_copy(x->kind, sizeof(x->kind), db_cell(&r, i, 1));
+		str_copy(x->ref_id, sizeof(x->ref_id), db_cell(&r, i, 2));
+		str_copy(x->platform_id, sizeof(x->platform_id), db_cell(&r, i, 3));
 		x->attempts = db_cell_i64(&r, i, 4);
 		j->claimed++;
 	}

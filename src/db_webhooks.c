@@ -22,12 +22,6 @@
 	" last_response_status, last_attempt_at, next_attempt_at, created_at"
 
 static void
-copy(char *dst, size_t n, const char *s)
-{
-	snprintf(dst, n, "%s", s ? s : "");
-}
-
-static void
 stamp(char out[25], const char *db)
 {
 	out[0] = '\0';
@@ -39,11 +33,11 @@ static void
 event_from_row(const struct db_rows *r, size_t i, struct wh_event *e)
 {
 	memset(e, 0, sizeof(*e));
-	copy(e->id, sizeof(e->id), db_cell(r, i, 0));
-	copy(e->platform_id, sizeof(e->platform_id), db_cell(r, i, 1));
-	copy(e->transaction_id, sizeof(e->transaction_id), db_cell(r, i, 2));
-	copy(e->type, sizeof(e->type), db_cell(r, i, 3));
-	copy(e->status, sizeof(e->status), db_cell(r, i, 4));
+	str_copy(e->id, sizeof(e->id), db_cell(r, i, 0));
+	str_copy(e->platform_id, sizeof(e->platform_id), db_cell(r, i, 1));
+	str_copy(e->transaction_id, sizeof(e->transaction_id), db_cell(r, i, 2));
+	str_copy(e->type, sizeof(e->type), db_cell(r, i, 3));
+	str_copy(e->status, sizeof(e->status), db_cell(r, i, 4));
 	e->attempts = db_cell_i64(r, i, 5);
 	e->last_status = db_cell(r, i, 6) != NULL ? db_cell_i64(r, i, 6) : -1;
 	stamp(e->last_attempt_at, db_cell(r, i, 7));
@@ -250,8 +244,8 @@ claim_one(struct db *db, struct claim_args *c, const char *id, const char *platf
 		uint64_t n = 0;
 
 		memset(w, 0, sizeof(*w));
-		copy(w->id, sizeof(w->id), id);
-		copy(w->platform_id, sizeof(w->platform_id), platform);
+		str_copy(w->id, sizeof(w->id), id);
+		str_copy(w->platform_id, sizeof(w->platform_id), platform);
 		w->url = url;
 		w->payload = xstrdup(db_cell(&r, 0, 0));
 		w->attempts = db_cell_i64(&r, 0, 1);

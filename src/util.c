@@ -115,6 +115,18 @@ parse_i64_digits(const char *s, int64_t *out)
 	return 0;
 }
 
+void
+str_copy(char *dst, size_t n, const char *s)
+{
+	size_t len;
+
+	if (n == 0)
+		return;
+	len = s != NULL ? strnlen(s, n - 1) : 0;
+	memcpy(dst, s != NULL ? s : "", len);
+	dst[len] = '\0';
+}
+
 size_t
 str_hash(const char *s)
 {

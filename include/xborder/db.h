@@ -120,6 +120,17 @@ int db_query_one(struct db *db, const char *sql, const struct db_val *args,
 int db_page(struct db *db, const char *count_sql, const char *page_sql,
     const struct db_val *args, size_t nargs, struct db_rows *rows, int64_t *total);
 
+/*
+ * The text of a DATETIME or TIMESTAMP value of decimals (0..6) fractional
+ * digits, as MariaDB Connector/C writes it into a string buffer:
+ * "YYYY-MM-DD hh:mm:ss" and then, for 1 to 6 decimals, "." and the first
+ * decimals digits of the microseconds written in six.  Returns its length.
+ */
+#define DB_DATETIME_TEXT_MAX 96
+struct st_mysql_time;
+size_t db_datetime_text(const struct st_mysql_time *t, unsigned decimals,
+    char out[DB_DATETIME_TEXT_MAX]);
+
 /* Returns cell (row, col), NULL for SQL NULL. */
 const char *db_cell(const struct db_rows *r, size_t row, size_t col);
 

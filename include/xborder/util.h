@@ -25,6 +25,13 @@ int64_t now_us(void);
 /* A small non-cryptographic hash of a string (djb2), for a cache's slots. */
 size_t str_hash(const char *s);
 
+/*
+ * Copies s (NULL as "") into dst of n bytes, cut to n - 1 bytes and always
+ * terminated (nothing when n is 0).  Rows are copied field by field with it,
+ * so it goes without printf.
+ */
+void str_copy(char *dst, size_t n, const char *s);
+
 /* Constant-time comparison of two buffers of length n; 1 when equal. */
 int ct_equal(const void *a, const void *b, size_t n);
 
