@@ -189,7 +189,7 @@ db_config_get(struct db *db, const char *platform, int64_t version,
 	out->receiver_fee_bps = db_cell_i64(&r, 0, 5);
 	ids_timestamp(db_cell(&r, 0, 6), out->created_at);
 	ids_timestamp(db_cell(&r, 0, 7), out->updated_at);
-	version = db_cell_i64(&r, 0, 8);
+	out->version = version = db_cell_i64(&r, 0, 8);
 	out->ncur = db_cell(&r, 0, 9) != NULL ? r.nrows : 0;
 	out->cur = xcalloc(out->ncur ? out->ncur : 1, sizeof(*out->cur));
 	for (size_t i = 0; i < out->ncur; i++) {

@@ -18,6 +18,7 @@
 #include "xborder/money.h"
 #include "xborder/req.h"
 #include "xborder/resp.h"
+#include "xborder/stats.h"
 #include "xborder/util.h"
 #include "xborder/valid.h"
 
@@ -96,18 +97,50 @@ config_json(const struct platform_config *c)
 }
 
 /*
+ * The configurations this worker answered last, as JSON, by platform and
+ * the version of the row they were made from (any change to a platform's
+ * configuration increments it).  A GET /config whose token read that
+ * version is answered with the same JSON, shared: a response is never
+ * changed once made (json_object_get, and the request puts it).
+ */
+#define ANSWERED_SLOTS 16
+
+static struct {
+	char		 platform[37];
+	int64_t		 version;
+	json_object	*json;
+} answered[ANSWERED_SLOTS];
+
+/*
  * Answers with the caller's configuration: as of version (the one read
  * with the token, maybe from the worker's cache), or read afresh (0).
  */
 static int
 reply_config(struct req *req, struct db *db, int64_t version)
 {
+	size_t slot = str_hash(req->platform_id) % ANSWERED_SLOTS;
 	struct platform_config c;
-	int rc = db_config_get(db, req->platform_id, version, &c);
+	json_object *o;
+	int rc;
 
-	if (rc != DB_OK)
+	if (version > 0 && answered[slot].json != NULL && answered[slot].version == version &&
+	    strcmp(answered[slot].platform, req->platform_id) == 0) {
+		stats_add(STAT_CONFIG_CACHE_HITS, 1);
+		resp_json(req, 200, json_object_get(answered[slot].json));
+		return 0;
+	}
+	if ((rc = db_config_get(db, req->platform_id, version, &c)) != DB_OK)
 		return req_db_fail(req, rc == DB_NOT_FOUND ? DB_ERR : rc);
-	resp_json(req, 200, config_json(&c));
+	o = config_json(&c);
+	if (c.version > 0) {
+		if (answered[slot].json != NULL)
+			json_object_put(answered[slot].json);
+		str_copy(answered[slot].platform, sizeof(answered[slot].platform),
+		    req->platform_id);
+		answered[slot].version = c.version;
+		answered[slot].json = json_object_get(o);
+	}
+	resp_json(req, 200, o);
 	platform_config_free(&c);
 	return 0;
 }

@@ -28,6 +28,7 @@ struct platform_config {
 	struct currency_cfg	*cur;
 	size_t			 ncur;
 	char			 created_at[25], updated_at[25];
+	int64_t			 version;	/* of the row this was read from */
 };
 
 /* What PATCH /config changes; unset parts are kept. */
