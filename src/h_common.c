@@ -14,6 +14,7 @@
 #include "xborder/handlers.h"
 #include "xborder/http.h"
 #include "xborder/ids.h"
+#include "xborder/jtext.h"
 #include "xborder/money.h"
 #include "xborder/req.h"
 #include "xborder/resp.h"
@@ -130,13 +131,10 @@ json_str_or_null(const char *s)
 json_object *
 json_prefixed(const char *kind, const char *id)
 {
-	size_t kl = strlen(kind), il = strlen(id);
+	size_t kl, il;
 	char buf[128];
 
-	if (kl > 64)
-		kl = 64;	/* kinds are a word, ids 36 characters */
-	if (kl + 1 + il > sizeof(buf) - 1)
-		il = sizeof(buf) - 2 - kl;	/* at most 127, as it always was */
+	prefixed_lengths(kind, id, &kl, &il);
 	memcpy(buf, kind, kl);
 	buf[kl] = ':';
 	memcpy(buf + kl + 1, id, il);
@@ -192,23 +190,25 @@ list_filters_or_reply(struct req *req, const struct list_filter *f,
 	return 0;
 }
 
+void
+jt_money(struct jtext *j, const char *currency, int64_t amount)
+{
+	jt_open(j, '{');
+	jt_key(j, "currencyCode");
+	jt_str(j, currency);
+	jt_key(j, "amountMinor");
+	jt_i64_str(j, amount);
+	jt_close(j, '}');
+}
+
 json_object *
 json_money(const char *currency, int64_t amount)
 {
-	json_object *o = json_object_new_object();
-	uint64_t m = amount < 0 ? -(uint64_t)amount : (uint64_t)amount;
-	char buf[24], *p = buf + sizeof(buf);
+	struct jtext j;
 
-	/* The decimal digits, last first, without printf. */
-	do
-		*--p = (char)('0' + m % 10);
-	while ((m /= 10) != 0);
-	if (amount < 0)
-		*--p = '-';
-	json_put(o, "currencyCode", json_object_new_string(currency));
-	json_put(o, "amountMinor",
-	    json_object_new_string_len(p, (int)(buf + sizeof(buf) - p)));
-	return o;
+	jt_init(&j);
+	jt_money(&j, currency, amount);
+	return json_text(jt_take(&j, NULL));
 }
 
 const struct currency_cfg *

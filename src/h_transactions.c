@@ -15,6 +15,7 @@
 #include "xborder/handlers.h"
 #include "xborder/http.h"
 #include "xborder/ids.h"
+#include "xborder/jtext.h"
 #include "xborder/req.h"
 #include "xborder/resp.h"
 #include "xborder/valid.h"
@@ -23,48 +24,85 @@ static const char *const types[] = { "OUTGOING", "INCOMING", NULL };
 static const char *const statuses[] = { "CREATED", "PENDING", "PROCESSING", "COMPLETED",
 	"REJECTED", "FAILED", "REFUNDED", "EXPIRED", NULL };
 
-json_object *
-json_transaction(const struct txn *t)
+/*
+ * The Transaction resource, written as text: the one definition of its
+ * shape, for every answer and event that carries one.  Review fields (an
+ * incoming payment held in the review lane) come from json_review_fields().
+ */
+static void
+txn_text(struct jtext *j, const struct txn *t)
 {
-	json_object *o = json_object_new_object(), *dst = json_object_new_object();
 	int out = strcmp(t->type, "OUTGOING") == 0;
 	int settled = strcmp(t->status, "COMPLETED") == 0 || strcmp(t->status, "REFUNDED") == 0;
 
-	json_put(o, "transactionId", json_prefixed("Transaction", t->id));
-	json_put(o, "quoteId", t->quote_id ? json_prefixed("Quote", t->quote_id) : NULL);
-	json_put(o, "type", json_object_new_string(t->type));
-	json_put(o, "status", json_object_new_string(t->status));
-	json_put(o, "customerId",
-	    t->customer_id[0] ? json_prefixed("Customer", t->customer_id) : NULL);
-	json_put(o, "platformCustomerId", json_str_or_null(t->platform_customer_id));
-	json_put(o, "createdAt", json_object_new_string(t->created_at));
-	json_put(o, "updatedAt", json_object_new_string(t->updated_at));
-	json_put(o, "settledAt",
-	    settled && t->settled_at[0] ? json_object_new_string(t->settled_at) : NULL);
-	if (t->exchange_rate != NULL)
-		json_put(o, "exchangeRate", json_object_new_string(t->exchange_rate));
-	if (t->fee_currency[0])
-		json_put(o, "fees", json_money(t->fee_currency, t->fee_amount));
-	if (out) {
-		json_object *src = json_object_new_object();
-
-		json_put(src, "accountId", t->internal_account_id[0] ?
-		    json_prefixed("InternalAccount", t->internal_account_id) : NULL);
-		json_put(src, "sourceType", json_object_new_string("INTERNAL_ACCOUNT"));
-		json_put(o, "source", src);
+	jt_open(j, '{');
+	jt_key(j, "transactionId");
+	jt_prefixed(j, "Transaction", t->id);
+	jt_key(j, "quoteId");
+	jt_prefixed_or_null(j, "Quote", t->quote_id);
+	jt_key(j, "type");
+	jt_str(j, t->type);
+	jt_key(j, "status");
+	jt_str(j, t->status);
+	jt_key(j, "customerId");
+	jt_prefixed_or_null(j, "Customer", t->customer_id);
+	jt_key(j, "platformCustomerId");
+	jt_str_or_null(j, t->platform_customer_id);
+	jt_key(j, "createdAt");
+	jt_str(j, t->created_at);
+	jt_key(j, "updatedAt");
+	jt_str(j, t->updated_at);
+	jt_key(j, "settledAt");
+	jt_str_or_null(j, settled && t->settled_at[0] ? t->settled_at : NULL);
+	if (t->exchange_rate != NULL) {
+		jt_key(j, "exchangeRate");
+		jt_str(j, t->exchange_rate);
 	}
+	if (t->fee_currency[0]) {
+		jt_key(j, "fees");
+		jt_money(j, t->fee_currency, t->fee_amount);
+	}
+	if (out) {
+		jt_key(j, "source");
+		jt_open(j, '{');
+		jt_key(j, "accountId");
+		jt_prefixed_or_null(j, "InternalAccount", t->internal_account_id);
+		jt_key(j, "sourceType");
+		jt_str(j, "INTERNAL_ACCOUNT");
+		jt_close(j, '}');
+	}
+	jt_key(j, "destination");
+	jt_open(j, '{');
+	jt_key(j, "accountId");
 	if (strcmp(t->destination_type, "EXTERNAL_ACCOUNT") == 0)
-		json_put(dst, "accountId", t->destination_ref ?
-		    json_prefixed("ExternalAccount", t->destination_ref) : NULL);
+		jt_prefixed_or_null(j, "ExternalAccount", t->destination_ref);
 	else
-		json_put(dst, "accountId", json_str_or_null(t->destination_ref));
-	json_put(dst, "destinationType", json_object_new_string(t->destination_type));
-	json_put(o, "destination", dst);
-	json_put(o, out ? "sentAmount" : "receivedAmount",
-	    json_money(t->currency, t->amount));
-	if (!out)
-		json_review_fields(o, t);
-	return o;
+		jt_str_or_null(j, t->destination_ref);
+	jt_key(j, "destinationType");
+	jt_str(j, t->destination_type);
+	jt_close(j, '}');
+	jt_key(j, out ? "sentAmount" : "receivedAmount");
+	jt_money(j, t->currency, t->amount);
+	if (!out) {
+		json_object *r = json_object_new_object();
+
+		json_review_fields(r, t);
+		if (json_object_object_length(r) > 0)
+			jt_members(j, json_object_to_json_string_ext(r,
+			    JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE));
+		json_object_put(r);
+	}
+	jt_close(j, '}');
+}
+
+json_object *
+json_transaction(const struct txn *t)
+{
+	struct jtext j;
+
+	jt_init(&j);
+	txn_text(&j, t);
+	return json_text(jt_take(&j, NULL));
 }
 
 static void

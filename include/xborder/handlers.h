@@ -192,7 +192,12 @@ struct list_filter {
 int list_filters_or_reply(struct req *req, const struct list_filter *f,
     const char **vals, char (*ids)[37]);
 
-/* A MoneyAmount object: {currencyCode, amountMinor (decimal string)}. */
+/*
+ * A MoneyAmount object: {currencyCode, amountMinor (decimal string)},
+ * written into j, or as a value that serializes as it (json_text()).
+ */
+struct jtext;
+void jt_money(struct jtext *j, const char *currency, int64_t amount);
 json_object *json_money(const char *currency, int64_t amount);
 
 /* Parses "Customer:<uuid>" into id; answers 400 naming field otherwise. */
