@@ -13,7 +13,9 @@
 //                  number, body the raw response body, headers the raw
 //                  response header block.  Answers text/plain: a first
 //                  line "ok KEY" or "not ok KEY" (KEY: method, path
-//                  template and status), then one line per problem.
+//                  template and status), then one line per problem; the
+//                  header X-Body-Object says whether the body is one JSON
+//                  object ("yes" or "no").
 //   GET /summary   the counts so far, as JSON (see summary()).
 //   POST /quit     answers the summary and exits.
 //
@@ -440,6 +442,18 @@ function framed(raw) {
   };
 }
 
+// Whether a response body is one JSON object: what t/lib/api.sh asserts of
+// every response (X-Body-Object on the answer to /check), so that it needs
+// no jq per response.
+function bodyIsObject(body) {
+  try {
+    const v = JSON.parse(body);
+    return v !== null && typeof v === 'object' && !Array.isArray(v);
+  } catch {
+    return false;
+  }
+}
+
 const server = createServer((req, res) => {
   const chunks = [];
   req.on('data', (c) => chunks.push(c));
@@ -451,9 +465,11 @@ const server = createServer((req, res) => {
     try {
       if (req.method === 'POST' && req.url === '/check') {
         const raw = Buffer.concat(chunks);
-        const r = check(/x-xb-check/.test(req.headers['content-type'] || '')
-          ? framed(raw) : JSON.parse(raw.toString('utf8')));
+        const c = /x-xb-check/.test(req.headers['content-type'] || '')
+          ? framed(raw) : JSON.parse(raw.toString('utf8'));
+        const r = check(c);
         if (!r.ok && failedSamples.length < 50) failedSamples.push({ key: r.key, problems: r.problems });
+        res.setHeader('X-Body-Object', bodyIsObject(c.body) ? 'yes' : 'no');
         send(200, 'text/plain; charset=utf-8', [`${r.ok ? 'ok' : 'not ok'} ${r.key}`, ...r.problems].join('\n') + '\n');
       } else if (req.method === 'GET' && req.url === '/summary') {
         send(200, 'application/json', JSON.stringify(summary(), null, 2) + '\n');
