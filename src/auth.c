@@ -278,6 +278,9 @@ token_read(struct req *req, struct db *db, const char *id, struct token_auth *ta
 	    transactions_query_quiet(req, &q) == 0) {
 		if (req->list_prefetch == NULL)
 			req->list_prefetch = xcalloc(1, sizeof(*req->list_prefetch));
+		/* A page this worker keeps needs only the version, to see it holds. */
+		if (transactions_list_kept(platform, &q))
+			return db_token_auth_get_version(db, id, ta, req->list_prefetch);
 		return db_token_auth_get_list(db, id, platform, &q.f, q.limit, q.cursor,
 		    ta, req->list_prefetch);
 	}

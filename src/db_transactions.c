@@ -471,7 +471,8 @@ db_txn_list_sql(unsigned mask, int page)
 			 */
 			where_of(mask, "x.", ids, sizeof(ids));
 			snprintf(buf, sizeof(buf), "SELECT " TOKEN_AUTH_COLS_NO_CONFIG ", "
-			    TXN_COLS_OF("x.") ", (SELECT %s), %s"
+			    TXN_COLS_OF("x.") ", (SELECT %s), %s, " LIST_VERSION_OF("t.platform_id")
+			    ", IF(x.status = 'CREATED', x.quote_expires_at, NULL)"
 			    " FROM transactions x FORCE INDEX (%s) JOIN tokens t"
 			    " ON t.id = ? AND t.platform_id = x.platform_id WHERE %s"
 			    " ORDER BY x.created_at DESC, x.id DESC LIMIT ?",
@@ -653,8 +654,12 @@ db_token_auth_get_list(struct db *db, const char *token_id, const char *platform
     const struct txn_filter *f, int64_t limit, int64_t offset, struct token_auth *ta,
     struct txn_list_prefetch *p)
 {
-	enum { X = TOKEN_AUTH_NCOLS, TOTAL = X + TXN_NCOLS, DUE = TOTAL + 1 };
+	enum {
+		X = TOKEN_AUTH_NCOLS, TOTAL = X + TXN_NCOLS, DUE = TOTAL + 1,
+		PAGE_VERSION = DUE + 1, PAGE_EXPIRES = DUE + 2
+	};
 	unsigned mask = filter_mask(f);
+	int first = 0;
 	struct db_val v[21];
 	struct db_rows r;
 	size_t k;
@@ -676,6 +681,7 @@ db_token_auth_get_list(struct db *db, const char *token_id, const char *platform
 			return rc;
 		if (r.nrows == 0)
 			db_rows_free(&r);
+		first = r.nrows > 0;
 	}
 	if (r.nrows == 0) {
 		k = bind_page(platform, f, mask, limit, offset, v);
@@ -701,7 +707,39 @@ db_token_auth_get_list(struct db *db, const char *token_id, const char *platform
 		p->total = db_cell_i64(&r, 0, TOTAL);
 		qsort(p->list, p->n, sizeof(*p->list), newest_first);
 		p->usable = 1;
+		/* The first page's statement also says how long it stays the answer. */
+		p->version = first ? db_cell_i64(&r, 0, PAGE_VERSION) : -1;
+		for (size_t i = 0; first && i < r.nrows; i++) {
+			const char *e = db_cell(&r, i, PAGE_EXPIRES);
+
+			if (e != NULL && (p->expires[0] == '\0' || strcmp(e, p->expires) < 0))
+				str_copy(p->expires, sizeof(p->expires), e);
+		}
 	}
+	db_rows_free(&r);
+	return DB_OK;
+}
+
+int
+db_token_auth_get_version(struct db *db, const char *token_id, struct token_auth *ta,
+    struct txn_list_prefetch *p)
+{
+	static const char sql[] =
+	    "SELECT " TOKEN_AUTH_COLS_NO_CONFIG ", " LIST_VERSION_OF("t.platform_id")
+	    ", UTC_TIMESTAMP(3)" TOKEN_AUTH_FROM_NO_CONFIG " WHERE t.id = ?";
+	struct db_val a[] = { DBS(token_id) };
+	struct db_rows r;
+	int rc;
+
+	memset(ta, 0, sizeof(*ta));
+	txn_list_prefetch_free(p);
+	if ((rc = db_query_one(db, sql, a, NARGS(a), &r)) != DB_OK)
+		return rc;
+	token_auth_from_row(&r, ta);
+	str_copy(p->platform_id, sizeof(p->platform_id), ta->platform_id);
+	p->version = db_cell_i64(&r, 0, TOKEN_AUTH_NCOLS);
+	str_copy(p->db_now, sizeof(p->db_now), db_cell(&r, 0, TOKEN_AUTH_NCOLS + 1));
+	p->checked = 1;
 	db_rows_free(&r);
 	return DB_OK;
 }
@@ -756,7 +794,10 @@ delta_cmp(const void *a, const void *b)
  * and, when old_status is set, -1 under that one, in one statement, in
  * this process's shard (db_count_shard).  The rows are summed and go in a
  * fixed order (platform, status, type), so two changes cannot wait on
- * each other's rows.
+ * each other's rows.  Every row written adds one to its `changes`, a row
+ * whose sum is 0 too: the sum of a platform's `changes` is the version of
+ * its transactions (schema/011_list_version.sql), and it must move with
+ * every insert and status change, since each is one of these calls.
  */
 static int
 count_changes(struct db *db, const struct txn *ts, size_t n, const char *old_status)
@@ -784,21 +825,18 @@ count_changes(struct db *db, const struct txn *ts, size_t n, const char *old_sta
 	}
 	k = m;
 	m = 0;
-	for (size_t i = 0; i < k; i++)
-		if (d[i].n != 0) {
-			a[5 * m] = DBS(d[i].platform);
-			a[5 * m + 1] = DBS(d[i].status);
-			a[5 * m + 2] = DBS(d[i].type);
-			a[5 * m + 3] = DBI(shard);
-			a[5 * m + 4] = DBI(d[i].n);
-			m++;
-		}
-	if (m == 0)
-		return DB_OK;
+	for (size_t i = 0; i < k; i++) {
+		a[5 * m] = DBS(d[i].platform);
+		a[5 * m + 1] = DBS(d[i].status);
+		a[5 * m + 2] = DBS(d[i].type);
+		a[5 * m + 3] = DBI(shard);
+		a[5 * m + 4] = DBI(d[i].n);
+		m++;
+	}
 	if (made[m] == NULL)
-		made[m] = db_sql_list("INSERT INTO txn_counts (platform_id, status, type, shard, n)"
-		    " VALUES ", "(?, ?, ?, ?, ?)", ", ", m,
-		    " ON DUPLICATE KEY UPDATE n = n + VALUES(n)");
+		made[m] = db_sql_list("INSERT INTO txn_counts (platform_id, status, type, shard, n,"
+		    " changes) VALUES ", "(?, ?, ?, ?, ?, 1)", ", ", m,
+		    " ON DUPLICATE KEY UPDATE n = n + VALUES(n), changes = changes + 1");
 	return db_exec(db, made[m], a, 5 * m, NULL);
 }
 

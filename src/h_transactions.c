@@ -18,6 +18,8 @@
 #include "xborder/jtext.h"
 #include "xborder/req.h"
 #include "xborder/resp.h"
+#include "xborder/stats.h"
+#include "xborder/util.h"
 #include "xborder/valid.h"
 
 static const char *const types[] = { "OUTGOING", "INCOMING", NULL };
@@ -225,6 +227,121 @@ transactions_query_quiet(struct req *req, struct txn_list_query *q)
 	return -1;
 }
 
+/*
+ * The first pages of GET /transactions this worker answered last, as JSON,
+ * by platform and query, with the version of the platform's transactions
+ * they were read with (LIST_VERSION_OF, in the same statement) and the
+ * earliest expiry of a quote open on them.  A request whose token was read
+ * with the same version, before that expiry by the server's clock, is
+ * answered with the same JSON, shared (a response is never changed once
+ * made): nothing about those transactions committed since, and only an
+ * expiry changes a page with time.  A status filter makes the page depend
+ * on any of the platform's quotes (db_txn_list_sql), so such a page is not
+ * kept; neither is a page past the first.
+ */
+#define LISTED_SLOTS 64
+
+static struct {
+	char		 platform[37];
+	char		 key[256];
+	int64_t		 version;
+	char		 expires[24];
+	json_object	*json;
+} listed[LISTED_SLOTS];
+
+/*
+ * The key of q's page in listed[], or -1: not a page kept.  The filters as
+ * parsed (no '|' in any but platformCustomerId, which goes last, after its
+ * length), so two queries share a key only when they ask the same.
+ */
+static int
+listed_key(const struct txn_list_query *q, char *key, size_t len)
+{
+	const struct txn_filter *f = &q->f;
+	const char *pcid = f->platform_customer_id ? f->platform_customer_id : "";
+	char plen[24] = "-";	/* no platformCustomerId filter */
+	int n;
+
+	if (q->cursor != 0 || f->status != NULL)
+		return -1;
+	if (f->platform_customer_id != NULL)
+		snprintf(plen, sizeof(plen), "%zu:", strlen(pcid));
+	n = snprintf(key, len, "%lld|%s|%s|%s|%s|%s%s", (long long)q->limit,
+	    f->customer_id ? f->customer_id : "", f->type ? f->type : "",
+	    f->start ? f->start : "", f->end ? f->end : "", plen, pcid);
+	return n < 0 || (size_t)n >= len ? -1 : 0;
+}
+
+/* The slot in listed[] of the page of key in platform. */
+static size_t
+listed_slot(const char *platform, const char *key)
+{
+	return (str_hash(platform) ^ str_hash(key)) % LISTED_SLOTS;
+}
+
+int
+transactions_list_kept(const char *platform, const struct txn_list_query *q)
+{
+	char key[256];
+	size_t i;
+
+	if (listed_key(q, key, sizeof(key)) < 0)
+		return 0;
+	i = listed_slot(platform, key);
+	return listed[i].json != NULL && strcmp(listed[i].platform, platform) == 0 &&
+	    strcmp(listed[i].key, key) == 0;
+}
+
+/*
+ * Answers q from listed[] when p (the token's statement) read the version
+ * the page was kept with, before its expiry; a page that no longer holds
+ * is dropped (the next request reads it with the token again).  1 when
+ * answered.
+ */
+static int
+listed_reply(struct req *req, const struct txn_list_query *q,
+    const struct txn_list_prefetch *p)
+{
+	char key[256];
+	size_t i;
+
+	if (!p->checked || strcmp(p->platform_id, req->platform_id) != 0 ||
+	    listed_key(q, key, sizeof(key)) < 0)
+		return 0;
+	i = listed_slot(req->platform_id, key);
+	if (listed[i].json == NULL || strcmp(listed[i].platform, req->platform_id) != 0 ||
+	    strcmp(listed[i].key, key) != 0)
+		return 0;
+	if (listed[i].version == p->version &&
+	    (listed[i].expires[0] == '\0' || strcmp(p->db_now, listed[i].expires) < 0)) {
+		stats_add(STAT_LIST_CACHE_HITS, 1);
+		resp_json(req, 200, json_object_get(listed[i].json));
+		return 1;
+	}
+	json_object_put(listed[i].json);
+	listed[i].json = NULL;
+	return 0;
+}
+
+/* Keeps the answer just made to q, read with p's version, in listed[]. */
+static void
+listed_keep(struct req *req, const struct txn_list_query *q, const struct txn_list_prefetch *p)
+{
+	char key[256];
+	size_t i;
+
+	if (p->version < 0 || req->out == NULL || listed_key(q, key, sizeof(key)) < 0)
+		return;
+	i = listed_slot(req->platform_id, key);
+	if (listed[i].json != NULL)
+		json_object_put(listed[i].json);
+	str_copy(listed[i].platform, sizeof(listed[i].platform), req->platform_id);
+	str_copy(listed[i].key, sizeof(listed[i].key), key);
+	listed[i].version = p->version;
+	str_copy(listed[i].expires, sizeof(listed[i].expires), p->expires);
+	listed[i].json = json_object_get(req->out);
+}
+
 int
 h_transactions_list(struct req *req)
 {
@@ -238,10 +355,13 @@ h_transactions_list(struct req *req)
 
 	if (transactions_query(req, &q) < 0)
 		return -1;
+	if (p != NULL && listed_reply(req, &q, p))
+		return 0;	/* kept, and nothing changed: one round trip */
 	if (p != NULL && p->usable && p->limit == q.limit && p->offset == q.cursor &&
 	    strcmp(p->platform_id, req->platform_id) == 0) {
 		/* Read with the token, in the caller's platform: one round trip. */
 		list_reply(req, p->list, p->n, q.cursor, p->total);
+		listed_keep(req, &q, p);
 		return 0;
 	}
 	if ((db = req_db_or_reply(req)) == NULL)

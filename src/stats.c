@@ -44,6 +44,7 @@ static const char *const names[STAT__COUNT] = {
 	[STAT_DB_CONNECTS] = "db_connects",
 	[STAT_WORKER_STARTS] = "worker_starts",
 	[STAT_WORKER_DEATHS] = "worker_deaths",
+	[STAT_LIST_CACHE_HITS] = "list_cache_hits",
 };
 
 static struct stats_header *map;

@@ -140,7 +140,29 @@ struct txn_list_prefetch {
 	struct txn	*list;
 	size_t		 n;
 	int64_t		 total;
+	/*
+	 * The version of the platform's transactions read with the page
+	 * (LIST_VERSION_OF), and the earliest expiry of a quote open on it
+	 * ("" when none): the page stays the answer while both hold.
+	 */
+	int64_t		 version;
+	char		 expires[24];
+	/*
+	 * checked: only the token, the version of its platform's
+	 * transactions and the server's time (db_now) were read, for a page
+	 * the worker keeps (db_token_auth_get_version).
+	 */
+	int		 checked;
+	char		 db_now[24];
 };
+
+/*
+ * The version of the transactions of the platform in column pcol: it moves
+ * with every insert and status change of one of them, and only grows
+ * (schema/011_list_version.sql).
+ */
+#define LIST_VERSION_OF(pcol) \
+	"(SELECT COALESCE(SUM(changes), 0) FROM txn_counts WHERE platform_id = " pcol ")"
 
 /*
  * db_token_auth_get() of token_id and, in the same statement, the page of
@@ -152,6 +174,14 @@ int db_token_auth_get_list(struct db *db, const char *token_id, const char *plat
     const struct txn_filter *f, int64_t limit, int64_t offset, struct token_auth *ta,
     struct txn_list_prefetch *p);
 void txn_list_prefetch_free(struct txn_list_prefetch *p);
+
+/*
+ * db_token_auth_get() of token_id and, in the same statement, the version
+ * of its platform's transactions and the server's time, into p (checked):
+ * for a page of GET /transactions the worker keeps.
+ */
+int db_token_auth_get_version(struct db *db, const char *token_id, struct token_auth *ta,
+    struct txn_list_prefetch *p);
 
 /*
  * Runs sql, the INSERT of one transaction ending in "RETURNING " TXN_COLS,

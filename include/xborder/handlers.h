@@ -265,6 +265,13 @@ struct txn_list_query {
 int transactions_query_quiet(struct req *req, struct txn_list_query *q);
 
 /*
+ * Whether this worker keeps the answer to q in platform (a first page, read
+ * with the version of the platform's transactions): then the token's
+ * statement reads only that version (db_token_auth_get_version).
+ */
+int transactions_list_kept(const char *platform, const struct txn_list_query *q);
+
+/*
  * Adds the review fields of a case in the lane (a PENDING transaction with
  * a review scenario) to the Transaction object o; nothing otherwise.
  */

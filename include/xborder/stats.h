@@ -26,6 +26,7 @@ enum stat_id {
 	STAT_DB_CONNECTS,	/* MariaDB connections opened (first and reconnects) */
 	STAT_WORKER_STARTS,	/* workers the master started in this slot */
 	STAT_WORKER_DEATHS,	/* of those, how many died (signal or failure status) */
+	STAT_LIST_CACHE_HITS,	/* pages of GET /transactions served from the cache */
 	STAT__COUNT
 };
 

@@ -1,0 +1,14 @@
+-- 011_list_version: a version of each platform's transactions, for the
+-- pages of GET /transactions a worker keeps.
+--
+-- Every insert of a transaction and every status change (the only changes
+-- a transaction's row ever gets) writes its platform's txn_counts rows in
+-- the same database transaction (src/db_transactions.c, count_changes);
+-- each row it writes now also adds one to `changes`.  A row's `changes`
+-- only grows, so the sum over a platform's rows is the same at two reads
+-- exactly when no change to the platform's transactions committed between
+-- them: a page read in the statement that read that sum is still the
+-- answer while the sum stays, and while no quote on it is due (time alone
+-- changes that).  The rows stay sharded as before, so payouts do not meet
+-- on one row for it.
+ALTER TABLE txn_counts ADD COLUMN IF NOT EXISTS changes BIGINT NOT NULL DEFAULT 0;

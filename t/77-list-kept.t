@@ -1,0 +1,164 @@
+#!/usr/bin/env bash
+# 77-list-kept.t - the first pages of GET /transactions a worker keeps
+# (src/h_transactions.c, listed[]).  A worker answers a first page it read
+# before with the same JSON only while the version of the platform's
+# transactions, read in the token's own statement, has not moved (every
+# insert and status change moves it: schema/011_list_version.sql), and
+# before the earliest expiry of a quote open on it (t/92 waits for one).
+# So every answer below, from whichever worker, shows each change at once;
+# a page filtered by status or past the first is never kept; a revoked
+# token gets nothing from a kept page.
+. "$(dirname "${BASH_SOURCE[0]}")/lib/api.sh"
+. "$(dirname "${BASH_SOURCE[0]}")/lib/money.sh"
+no_plan
+
+new_platform t77 || BAIL_OUT "platform-create failed"
+P=(--as "$NP_CLIENT_ID" "$NP_SECRET")
+mk_customer kept "${P[@]}"
+KEPT=$CUST
+int_account "$CUST" USD "${P[@]}"
+SRC=$INT
+mk_ext "$CUST" 000111222333 USD "${P[@]}"
+DST=$EXT
+fund "$SRC" 100000 "${P[@]}"
+
+# hits: the workers' list_cache_hits.
+hits() {
+    xbctl stats | awk '$1 == "list_cache_hits" { print $2 }'
+}
+
+# pages N PATH [api options]: N answers of GET PATH (each checked, and 200:
+# one test for all); ROWS gets the jq value ROWSF of each answer, one per
+# line, and HITS how many of them the workers' kept pages answered.
+ROWSF='[.totalCount, (.data[] | "\(.transactionId) \(.status) \(.settledAt != null)")] | join(" ")'
+pages() {
+    local n=$1 path=$2 i h0 codes=
+    shift 2
+    h0=$(hits)
+    ROWS=
+    for ((i = 0; i < n; i++)); do
+        api "$@" GET "$path"
+        codes+="$STATUS "
+        ROWS+="$(jq -r "$ROWSF" <<<"$BODY" 2>/dev/null)"$'\n'
+    done
+    HITS=$(($(hits) - h0))
+    is "$codes" "$(printf '200 %.0s' $(seq "$n"))" "GET $path, $n times: all 200"
+}
+
+# same_rows WANT NAME: every answer of the last pages() is WANT.
+same_rows() {
+    local got
+    got=$(sort -u <<<"${ROWS%$'\n'}")
+    is "$got" "$1" "$2"
+}
+
+# out: a transfer-out of 1.00 USD (2 tests); TX is its transaction.
+out() {
+    api "${P[@]}" POST /transfer-out "$(xfer_body "$SRC" "$DST" 100)"
+    is_status 201 "POST /transfer-out: 201"
+    TX=$(jr .transactionId)
+}
+
+L='/transactions?limit=5'
+
+# --- kept, and answered from it ----------------------------------------------
+out
+T1=$TX
+settles "$T1" COMPLETED "T1 settles" "${P[@]}"
+pages 16 "$L" "${P[@]}"
+same_rows "1 $T1 COMPLETED true" "16 answers, every worker: T1 COMPLETED, totalCount 1"
+ok "$((HITS >= 8))" "... at least 8 of the 16 from the workers' kept pages ($HITS; a worker keeps a page from its second answer on)"
+
+# --- an insert: every answer shows it at once --------------------------------
+out
+T2=$TX
+pages 16 "$L" "${P[@]}"
+got=$(awk '{ print $1, $2 }' <<<"${ROWS%$'\n'}" | sort -u)
+is "$got" "2 $T2" "right after T2 is made, 16 answers: T2 first, totalCount 2"
+
+# --- a status change: the same ------------------------------------------------
+settles "$T2" COMPLETED "T2 settles" "${P[@]}"
+pages 16 "$L" "${P[@]}"
+same_rows "2 $T2 COMPLETED true $T1 COMPLETED true" "after T2 settled, 16 answers: T2 COMPLETED with settledAt"
+ok "$((HITS >= 8))" "... and kept again ($HITS of 16)"
+
+# --- a filtered first page: kept and moved the same way -----------------------
+LT='/transactions?limit=5&type=OUTGOING'
+pages 16 "$LT" "${P[@]}"
+same_rows "2 $T2 COMPLETED true $T1 COMPLETED true" "type=OUTGOING, 16 answers"
+ok "$((HITS >= 8))" "... kept ($HITS of 16)"
+out
+T3=$TX
+settles "$T3" COMPLETED "T3 settles" "${P[@]}"
+pages 16 "$LT" "${P[@]}"
+same_rows "3 $T3 COMPLETED true $T2 COMPLETED true $T1 COMPLETED true" "type=OUTGOING after T3: every answer has it"
+
+# --- never kept: a status filter (any quote of the platform may change it), a
+# --- deeper page ------------------------------------------------------------
+pages 16 '/transactions?limit=5&status=COMPLETED' "${P[@]}"
+same_rows "3 $T3 COMPLETED true $T2 COMPLETED true $T1 COMPLETED true" "status=COMPLETED, 16 answers"
+is "$HITS" 0 "... none from a kept page"
+pages 16 '/transactions?limit=1&cursor=1' "${P[@]}"
+same_rows "3 $T2 COMPLETED true" "cursor=1, 16 answers"
+is "$HITS" 0 "... none from a kept page"
+
+# --- revocation counts at once, kept page or not ---------------------------------
+# T3 moved the version: a worker's kept first page is dropped when it sees
+# that, and kept again by its next answer.  Every worker keeps it afresh.
+pages 16 "$L" "${P[@]}"
+same_rows "3 $T3 COMPLETED true $T2 COMPLETED true $T1 COMPLETED true" "after T3, 16 answers"
+create_token "$(uniq_name t77-view)" '["view"]' "${P[@]}"
+V=(--as "$TOK_CLIENT_ID" "$TOK_SECRET")
+pages 16 "$L" "${V[@]}"
+same_rows "3 $T3 COMPLETED true $T2 COMPLETED true $T1 COMPLETED true" "a view token, 16 answers"
+ok "$((HITS >= 8))" "... kept for it too ($HITS of 16)"
+api "${P[@]}" DELETE "/tokens/$TOK_ID"
+is_status 200 "the view token revoked"
+# (8: past AUTH_MAX_FAILURES failures the answer becomes 429.)
+codes=
+for ((i = 0; i < 8; i++)); do
+    api "${V[@]}" GET "$L"
+    codes+="$STATUS "
+done
+is "$codes" "$(printf '401 %.0s' $(seq 8))" "the revoked token, 8 times: 401 every time"
+
+# --- a quote's expiry: time alone changes a kept page --------------------------
+# A quote's transaction is CREATED until the quote expires (30 s, the
+# shortest lock); nothing is written when that time comes, so the version
+# the workers check stays.  The page's earliest expiry is what must make
+# them read it again: whoever looks first expires it.
+set_profile 50 30 "${P[@]}"
+mk_customer payee "${P[@]}"
+api "${P[@]}" POST /quotes "$(ppv_quote "$SRC" "$CUST_PPV" EUR SENDING 1000)"
+is_status 201 "POST /quotes: 201"
+QTX=$(jr .transactionId)
+expires_ms=$(date -d "$(jr .expiresAt)" +%s%3N)
+pages 16 "$L" "${P[@]}"
+got=$(awk '{ print $1, $2, $3 }' <<<"${ROWS%$'\n'}" | sort -u)
+is "$got" "4 $QTX CREATED" "the quote's transaction, 16 answers: first, CREATED"
+ok "$((HITS >= 8))" "... kept ($HITS of 16)"
+wait_ms=$((expires_ms - $(date +%s%3N) + 500))
+if ((wait_ms > 0)); then
+    note "waiting $((wait_ms / 1000)) s for the quote to expire"
+    sleep "$((wait_ms / 1000)).$(printf '%03d' $((wait_ms % 1000)))"
+fi
+pages 16 "$L" "${P[@]}"
+got=$(awk '{ print $1, $2, $3 }' <<<"${ROWS%$'\n'}" | sort -u)
+is "$got" "4 $QTX EXPIRED" "past its expiry, before anything else looked: 16 answers, EXPIRED"
+
+# --- pages of other filters are other pages -------------------------------------
+pages 16 "$L&customerId=$KEPT" "${P[@]}"
+got=$(awk '{ print $1, $2, $3 }' <<<"${ROWS%$'\n'}" | sort -u)
+is "$got" "4 $QTX EXPIRED" "customerId of the payer, 16 answers: its 4"
+ok "$((HITS >= 8))" "... kept ($HITS of 16)"
+pages 16 "$L&customerId=$CUST" "${P[@]}"
+same_rows "0" "customerId of the payee, 16 answers: none (an empty page is never kept)"
+pages 16 "$L&platformCustomerId=$(jq -rn --arg s "$CUST_PCID" '$s | @uri')" "${P[@]}"
+same_rows "0" "platformCustomerId of the payee, 16 answers: none"
+
+# --- another platform's token sees its own platform only ----------------------
+new_platform t77b || BAIL_OUT "platform-create failed"
+pages 16 "$L" --as "$NP_CLIENT_ID" "$NP_SECRET"
+same_rows "0" "another platform, 16 answers: its own empty list"
+
+done_testing
