@@ -1,12 +1,17 @@
 /*
- * db_wh_keys.c: SQL for the public halves of the webhook signing keys.
- * The private key lives only in the key file; these rows let GET
- * /webhooks/signing-key?keyId= serve a retired key, so receivers can still
- * check deliveries signed just before a rotation, until the operator
- * drops it.  retired_at NULL marks the current key.
+ * db_wh_keys.c: SQL for the platforms' webhook signing keys.
+ *
+ * A row holds what derives a key's private half again from the operator's
+ * master (the platform id and a random salt, wh_sign.c), the id of that
+ * master and the key's public half: never a private key.  is_current = 1
+ * marks the key that signs now (a unique key allows one per platform);
+ * is_current NULL the previous key, readable by GET
+ * /webhooks/signing-key?keyId= until expires_at.  A rotation keeps one
+ * previous key only: an older one is deleted at once.
  */
 #include "config.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -14,83 +19,173 @@
 #include "xborder/db_wh_keys.h"
 #include "xborder/util.h"
 
-struct record_args {
-	const char	*key_id, *pub_pem;
-	int		 current;
-};
-
-static int
-record_tx(struct db *db, void *arg)
+/* Frees what a key row owns (see db_wh_keys.h). */
+void
+wh_key_row_free(struct wh_key_row *k)
 {
-	/*
-	 * A key recorded as not current is one being retired (the previous
-	 * key, at a rotation), so it starts retired.
-	 */
-	static const char ins[] =
-	    "INSERT INTO webhook_signing_keys (key_id, public_key_pem, created_at,"
-	    " retired_at) VALUES (?, ?, UTC_TIMESTAMP(3),"
-	    " IF(? = 1, NULL, UTC_TIMESTAMP(3)))"
-	    " ON DUPLICATE KEY UPDATE key_id = key_id";
-	static const char retire_others[] =
-	    "UPDATE webhook_signing_keys SET retired_at = UTC_TIMESTAMP(3)"
-	    " WHERE key_id <> ? AND retired_at IS NULL";
-	static const char revive[] =
-	    "UPDATE webhook_signing_keys SET retired_at = NULL WHERE key_id = ?";
-	struct record_args *a = arg;
-	struct db_val in[] = { DBS(a->key_id), DBS(a->pub_pem), DBI(a->current != 0) };
-	struct db_val id[] = { DBS(a->key_id) };
-	int rc;
-
-	if ((rc = db_exec(db, ins, in, NARGS(in), NULL)) != DB_OK || !a->current)
-		return rc;
-	if ((rc = db_exec(db, retire_others, id, NARGS(id), NULL)) != DB_OK)
-		return rc;
-	return db_exec(db, revive, id, NARGS(id), NULL);
+	free(k->pub_pem);
+	k->pub_pem = NULL;
 }
 
-int
-db_wh_key_record(struct db *db, const char *key_id, const char *pub_pem, int current)
+/* Fills *out from row 0 of r: key_id, salt, master_id, public_key_pem. */
+static void
+row_from(const struct db_rows *r, struct wh_key_row *out)
 {
-	struct record_args a = { key_id, pub_pem, current };
-
-	return db_transact(db, record_tx, &a);
+	memset(out, 0, sizeof(*out));
+	snprintf(out->key_id, sizeof(out->key_id), "%s", db_cell(r, 0, 0));
+	snprintf(out->salt, sizeof(out->salt), "%s", db_cell(r, 0, 1));
+	snprintf(out->master_id, sizeof(out->master_id), "%s", db_cell(r, 0, 2));
+	out->pub_pem = xstrdup(db_cell(r, 0, 3));
 }
 
+/* The platform's current key: DB_OK or DB_NOT_FOUND (db_wh_keys.h). */
 int
-db_wh_key_get(struct db *db, const char *key_id, char **pub_pem)
+db_wh_key_current(struct db *db, const char *platform, struct wh_key_row *out)
 {
 	static const char sql[] =
-	    "SELECT public_key_pem FROM webhook_signing_keys WHERE key_id = ?";
-	struct db_val a[] = { DBS(key_id) };
+	    "SELECT key_id, salt, master_id, public_key_pem FROM webhook_platform_keys"
+	    " WHERE platform_id = ? AND is_current = 1";
+	struct db_val a[] = { DBS(platform) };
 	struct db_rows r;
 	int rc;
 
-	*pub_pem = NULL;
+	memset(out, 0, sizeof(*out));
 	if ((rc = db_query_one(db, sql, a, NARGS(a), &r)) != DB_OK)
 		return rc;
-	*pub_pem = xstrdup(db_cell(&r, 0, 0));
+	row_from(&r, out);
 	db_rows_free(&r);
 	return DB_OK;
 }
 
+/* The platform's first current key, unless it has one: DB_OK (db_wh_keys.h). */
 int
-db_wh_key_list(struct db *db, struct db_rows *out)
+db_wh_key_first(struct db *db, const char *platform, const struct wh_key_row *k)
 {
+	/* IGNORE: the unique (platform_id, is_current) lets one of two racers in. */
 	static const char sql[] =
-	    "SELECT key_id, created_at, retired_at FROM webhook_signing_keys"
-	    " ORDER BY created_at, key_id";
+	    "INSERT IGNORE INTO webhook_platform_keys (platform_id, key_id, salt, master_id,"
+	    " public_key_pem, is_current, created_at) VALUES (?, ?, ?, ?, ?, 1, UTC_TIMESTAMP(3))";
+	struct db_val a[] = { DBS(platform), DBS(k->key_id), DBS(k->salt), DBS(k->master_id),
+	    DBS(k->pub_pem) };
 
-	return db_query(db, sql, NULL, 0, out);
+	return db_exec(db, sql, a, NARGS(a), NULL);
 }
 
+struct rotate_args {
+	const char		*platform, *expect;
+	const struct wh_key_row	*k;
+	int64_t			 keep_s;
+	char			*prev_expires;
+};
+
+static int
+rotate_tx(struct db *db, void *arg)
+{
+	static const char lock[] =
+	    "SELECT key_id, CAST(UTC_TIMESTAMP(3) + INTERVAL ? SECOND AS DATETIME(3))"
+	    " FROM webhook_platform_keys WHERE platform_id = ? AND is_current = 1 FOR UPDATE";
+	static const char drop_older[] =
+	    "DELETE FROM webhook_platform_keys WHERE platform_id = ? AND is_current IS NULL";
+	static const char retire[] =
+	    "UPDATE webhook_platform_keys SET is_current = NULL, retired_at = UTC_TIMESTAMP(3),"
+	    " expires_at = ? WHERE platform_id = ? AND key_id = ?";
+	static const char ins[] =
+	    "INSERT INTO webhook_platform_keys (platform_id, key_id, salt, master_id,"
+	    " public_key_pem, is_current, created_at) VALUES (?, ?, ?, ?, ?, 1, UTC_TIMESTAMP(3))";
+	struct rotate_args *a = arg;
+	struct db_val la[] = { DBI(a->keep_s), DBS(a->platform) };
+	struct db_val pa[] = { DBS(a->platform) };
+	struct db_val ia[] = { DBS(a->platform), DBS(a->k->key_id), DBS(a->k->salt),
+	    DBS(a->k->master_id), DBS(a->k->pub_pem) };
+	struct db_rows r;
+	int rc;
+
+	if ((rc = db_query_one(db, lock, la, NARGS(la), &r)) == DB_NOT_FOUND)
+		return DB_CONFLICT;
+	if (rc != DB_OK)
+		return rc;
+	if (strcmp(db_cell(&r, 0, 0), a->expect) != 0) {
+		db_rows_free(&r);
+		return DB_CONFLICT;
+	}
+	snprintf(a->prev_expires, 32, "%s", db_cell(&r, 0, 1));
+	db_rows_free(&r);
+	{
+		struct db_val ra[] = { DBS(a->prev_expires), DBS(a->platform), DBS(a->expect) };
+
+		if ((rc = db_exec(db, drop_older, pa, NARGS(pa), NULL)) != DB_OK ||
+		    (rc = db_exec(db, retire, ra, NARGS(ra), NULL)) != DB_OK)
+			return rc;
+	}
+	return db_exec(db, ins, ia, NARGS(ia), NULL);
+}
+
+/*
+ * A new current key for the platform if its current one is expect_key_id:
+ * DB_OK or DB_CONFLICT (db_wh_keys.h).
+ */
 int
-db_wh_key_drop(struct db *db, const char *key_id)
+db_wh_key_rotate(struct db *db, const char *platform, const char *expect_key_id,
+    const struct wh_key_row *k, int64_t keep_s, char prev_expires[32])
+{
+	struct rotate_args a = { platform, expect_key_id, k, keep_s, prev_expires };
+
+	prev_expires[0] = '\0';
+	return db_transact(db, rotate_tx, &a);
+}
+
+/* One of the platform's kept keys: DB_OK or DB_NOT_FOUND (db_wh_keys.h). */
+int
+db_wh_key_get(struct db *db, const char *platform, const char *key_id,
+    struct wh_key_row *out)
+{
+	static const char sql[] =
+	    "SELECT key_id, salt, master_id, public_key_pem FROM webhook_platform_keys"
+	    " WHERE platform_id = ? AND key_id = ?"
+	    " AND (is_current = 1 OR expires_at > UTC_TIMESTAMP(3))";
+	struct db_val a[] = { DBS(platform), DBS(key_id) };
+	struct db_rows r;
+	int rc;
+
+	memset(out, 0, sizeof(*out));
+	if ((rc = db_query_one(db, sql, a, NARGS(a), &r)) != DB_OK)
+		return rc;
+	row_from(&r, out);
+	db_rows_free(&r);
+	return DB_OK;
+}
+
+/* The keys of one platform, or of all when platform is NULL (db_wh_keys.h). */
+int
+db_wh_key_list(struct db *db, const char *platform, struct db_rows *out)
+{
+	static const char one[] =
+	    "SELECT platform_id, key_id, master_id, created_at, retired_at, expires_at,"
+	    " is_current IS NULL AND expires_at <= UTC_TIMESTAMP(3)"
+	    " FROM webhook_platform_keys WHERE platform_id = ?"
+	    " ORDER BY created_at, key_id";
+	/* The operator's view of every platform (xborderctl webhook-key-list). */
+	static const char all[] =
+	    "SELECT platform_id, key_id, master_id, created_at, retired_at, expires_at,"
+	    " is_current IS NULL AND expires_at <= UTC_TIMESTAMP(3)"
+	    " FROM webhook_platform_keys ORDER BY platform_id, created_at, key_id";
+	struct db_val a[] = { DBSN(platform) };
+
+	if (platform == NULL)
+		return db_query(db, all, NULL, 0, out);
+	return db_query(db, one, a, NARGS(a), out);
+}
+
+/* Forgets a previous key: DB_OK, DB_NOT_FOUND or DB_CONFLICT (db_wh_keys.h). */
+int
+db_wh_key_drop(struct db *db, const char *platform, const char *key_id)
 {
 	static const char del[] =
-	    "DELETE FROM webhook_signing_keys WHERE key_id = ? AND retired_at IS NOT NULL";
+	    "DELETE FROM webhook_platform_keys WHERE platform_id = ? AND key_id = ?"
+	    " AND is_current IS NULL";
 	static const char known[] =
-	    "SELECT 1 FROM webhook_signing_keys WHERE key_id = ?";
-	struct db_val a[] = { DBS(key_id) };
+	    "SELECT 1 FROM webhook_platform_keys WHERE platform_id = ? AND key_id = ?";
+	struct db_val a[] = { DBS(platform), DBS(key_id) };
 	struct db_rows r;
 	uint64_t n = 0;
 	int rc;

@@ -1,7 +1,9 @@
 /*
  * h_webhooks.c: the webhook operations.  GET /webhooks/signing-key serves
- * the public key that verifies deliveries; POST /webhooks/test makes one
- * signed call to the platform's endpoint and reports what it answered;
+ * the public key that verifies the platform's deliveries (each platform
+ * has its own, wh_keys.c) and POST /webhooks/signing-key/rotate replaces
+ * it; POST /webhooks/test makes one signed call to the platform's endpoint
+ * and reports what it answered;
  * GET /webhooks/deliveries is the platform's delivery log and POST
  * /webhooks/deliveries/{webhookId}/retry queues one of its events again.
  * Delivery itself is xborder-worker's (src/worker/deliver.c).
@@ -27,6 +29,7 @@
 #include "xborder/resp.h"
 #include "xborder/util.h"
 #include "xborder/wh_http.h"
+#include "xborder/wh_keys.h"
 #include "xborder/wh_sign.h"
 
 static const char *const statuses[] = { "PENDING", "DELIVERED", "FAILED", NULL };
@@ -69,35 +72,81 @@ json_key(const char *key_id, const char *pem)
 	return o;
 }
 
+/* The answer to a failure of wh_keys_*: 503 without a master, else the store's. */
+static int
+keys_fail(struct req *req, int rc, const char *err)
+{
+	if (rc == WH_KEYS_NO_MASTER)
+		return no_key_reply(req, err);
+	return req_db_fail(req, rc);
+}
+
+/*
+ * GET /webhooks/signing-key[?keyId=]: the platform's current key, or one
+ * of its kept keys by id.  200; 400 (malformed keyId), 404 (not one of the
+ * platform's kept keys), 503 (no master secret).
+ */
 int
 h_webhooks_signing_key(struct req *req)
 {
-	char key_id[WH_KEY_ID_LEN + 1], err[256], *pem = NULL;
+	struct wh_key_row k;
+	char err[256] = "";
 	const char *want = NULL;
 	struct db *db;
-	int k, rc;
+	int n, rc;
 
-	if ((k = query_or_reply(req, "keyId", &want)) < 0)
+	if ((n = query_or_reply(req, "keyId", &want)) < 0)
 		return -1;
-	if (k == 1 && !wh_key_id_valid(want))
+	if (n == 1 && !wh_key_id_valid(want))
 		return resp_invalid(req, "keyId", "must be 16 lowercase hexadecimal characters");
-	if (wh_key_current(req->conf->webhook_signing_key, key_id, &pem, err,
-	    sizeof(err)) < 0)
-		return no_key_reply(req, err);
-	if (k == 1 && strcmp(want, key_id) != 0) {
-		/* A retired key the operator has not dropped yet. */
-		free(pem);
-		pem = NULL;
-		if ((db = req_db_or_reply(req)) == NULL)
-			return -1;
-		if ((rc = db_wh_key_get(db, want, &pem)) == DB_NOT_FOUND)
+	if ((db = req_db_or_reply(req)) == NULL)
+		return -1;
+	if (n == 1) {
+		/* The current key or the previous one before its expiry: no master needed. */
+		if ((rc = db_wh_key_get(db, req->platform_id, want, &k)) == DB_NOT_FOUND)
 			return resp_error(req, 404, "NOT_FOUND", "No such signing key.", NULL);
 		if (rc != DB_OK)
 			return req_db_fail(req, rc);
-		snprintf(key_id, sizeof(key_id), "%s", want);
+	} else if ((rc = wh_keys_current(db, req->conf->webhook_signing_key, req->platform_id,
+	    &k, err, sizeof(err))) != DB_OK)
+		return keys_fail(req, rc, err);
+	resp_json(req, 200, json_key(k.key_id, k.pub_pem));
+	wh_key_row_free(&k);
+	return 0;
+}
+
+/*
+ * POST /webhooks/signing-key/rotate: a new current key for the platform;
+ * the one it replaces stays readable by keyId for 72 hours, an older one
+ * not at all.  Takes no body (empty or {}).  200 with the new key and
+ * previousKeyId, previousKeyExpiresAt; 400 (a body), 503 (no master).
+ */
+int
+h_webhooks_rotate(struct req *req)
+{
+	struct wh_key_row k;
+	char err[256] = "", prev[WH_KEY_ID_LEN + 1], expires[32], stamp[25];
+	struct db *db;
+	json_object *o;
+	int rc;
+
+	if (req->json != NULL && json_object_object_length(req->json) > 0)
+		return resp_invalid(req, "body", "takes no body: send none or {}");
+	if ((db = req_db_or_reply(req)) == NULL)
+		return -1;
+	if ((rc = wh_keys_rotate(db, req->conf->webhook_signing_key, req->platform_id, &k,
+	    prev, expires, err, sizeof(err))) != DB_OK)
+		return keys_fail(req, rc, err);
+	if (ids_timestamp(expires, stamp) < 0) {
+		wh_key_row_free(&k);
+		log_msg(LOG_LVL_ERROR, req->id, "rotate: bad expiry '%s'", expires);
+		return req_db_fail(req, DB_ERR);
 	}
-	resp_json(req, 200, json_key(key_id, pem));
-	free(pem);
+	o = json_key(k.key_id, k.pub_pem);
+	json_object_object_add(o, "previousKeyId", json_object_new_string(prev));
+	json_object_object_add(o, "previousKeyExpiresAt", json_object_new_string(stamp));
+	resp_json(req, 200, o);
+	wh_key_row_free(&k);
 	return 0;
 }
 
@@ -121,11 +170,12 @@ h_webhooks_test(struct req *req)
 	}
 	ids_uuid4(id);
 	body = event_test_body(id);
-	if (wh_sign(req->conf->webhook_signing_key, (int64_t)time(NULL), body, strlen(body),
-	    sig, sizeof(sig), err, sizeof(err)) < 0) {
+	if ((rc = wh_keys_sign(db, req->conf->webhook_signing_key, req->platform_id,
+	    (int64_t)time(NULL), body, strlen(body), sig, sizeof(sig), err,
+	    sizeof(err))) != DB_OK) {
 		free(body);
 		platform_config_free(&cfg);
-		return no_key_reply(req, err);
+		return keys_fail(req, rc, err);
 	}
 	memset(&call, 0, sizeof(call));
 	call.url = cfg.webhook;

@@ -103,6 +103,9 @@ const struct route_def routes[ROUTE__MAX] = {
 	    { M_POST, "/quotes/{quoteId}/execute", h_quotes_execute, PERM_MANAGE, 0 },
 	[ROUTE_GET_WEBHOOKS_SIGNING_KEY] =
 	    { M_GET, "/webhooks/signing-key", h_webhooks_signing_key, PERM_VIEW, 0 },
+	[ROUTE_POST_WEBHOOKS_SIGNING_KEY_ROTATE] =
+	    { M_POST, "/webhooks/signing-key/rotate", h_webhooks_rotate, PERM_MANAGE,
+	      RF_BODY_OPT },
 	[ROUTE_POST_WEBHOOKS_TEST] =
 	    { M_POST, "/webhooks/test", h_webhooks_test, PERM_MANAGE, 0 },
 	[ROUTE_GET_WEBHOOKS_DELIVERIES] =

@@ -1,15 +1,25 @@
 /*
- * wh_sign.c: the Ed25519 key that signs webhook deliveries.
+ * wh_sign.c: the keys that sign webhook deliveries.
  *
- * The private key exists only in the file named by webhook_signing_key;
- * the database keeps public halves (db_wh_keys.c).  A process parses the
- * file once and keeps the key, but stats the path on every call and parses
- * it again when the device, inode, size or modification time differ: the
- * operator rotates with `xborderctl webhook-keygen`, which renames a new
- * file into place (a new inode), and running workers sign with the new key
- * from their next delivery without a restart.
+ * The operator's master secret exists only in the file named by
+ * webhook_signing_key: the 32 secret bytes of an Ed25519 private key in
+ * PEM, as `xborderctl webhook-keygen` writes it (a file made before keys
+ * were per platform is such a file too, so it simply becomes the master).
+ * The master signs nothing.  Each platform's key is an Ed25519 key whose
+ * seed is HMAC-SHA-256(master, label || platform id || salt), with a
+ * random salt per key: the database keeps the salt and the public half
+ * (db_wh_keys.c), never a private key, and a key of one platform says
+ * nothing about another's.  The id of a master is the key id of the file's
+ * key, so a key's row says which master derives it.
  *
- * The cache is shared by the threads of a process, so it sits behind a
+ * A process parses the file once and keeps the master, but stats the path
+ * on every call and parses it again when the device, inode, size or
+ * modification time differ: `xborderctl webhook-keygen` renames a new file
+ * into place (a new inode), and running workers see it without a restart.
+ * Derived keys are kept per process (DERIVED slots, by platform and salt)
+ * and forgotten when the master changes.
+ *
+ * The caches are shared by the threads of a process, so they sit behind a
  * mutex; a signer takes its own reference to the key and signs outside it.
  */
 #include "config.h"
@@ -30,7 +40,10 @@
 #include <openssl/crypto.h>
 #include <openssl/err.h>
 #include <openssl/evp.h>
+#include <openssl/core_names.h>
+#include <openssl/params.h>
 #include <openssl/pem.h>
+#include <openssl/rand.h>
 
 #include "xborder/util.h"
 #include "xborder/wh_sign.h"
@@ -38,8 +51,13 @@
 #define KEY_FILE_MAX 16384	/* a PEM Ed25519 key is about 120 bytes */
 #define ED25519_RAW 32
 #define ED25519_SIG 64
+#define DERIVED 64		/* derived keys kept per process */
+#define PLATFORM_ID_MAX 64
 
-/* The key last read, and what the file looked like when it was read. */
+/* Domain separation: these seeds are for nothing but webhook keys. */
+static const char seed_label[] = "xborder webhook signing key v1";
+
+/* The master last read, and what the file looked like when it was read. */
 static struct {
 	char		*path;
 	dev_t		 dev;
@@ -47,8 +65,17 @@ static struct {
 	off_t		 size;
 	struct timespec	 mtim;
 	EVP_PKEY	*pkey;
+	unsigned char	 raw[WH_MASTER_LEN];
 	char		 id[WH_KEY_ID_LEN + 1];
 } cache;
+
+/* Keys derived from the cached master, by platform and salt. */
+static struct derived {
+	char		 platform[PLATFORM_ID_MAX + 1];
+	char		 salt[WH_SALT_LEN + 1];
+	char		 key_id[WH_KEY_ID_LEN + 1];
+	EVP_PKEY	*pkey;
+} derived[DERIVED];
 static pthread_mutex_t cache_lock = PTHREAD_MUTEX_INITIALIZER;
 
 /* Never prompt on a terminal for the passphrase of an encrypted PEM. */
@@ -192,8 +219,18 @@ out:
 	return pkey;
 }
 
+/* Forgets every derived key (the master changed).  Called with cache_lock held. */
+static void
+derived_flush(void)
+{
+	for (size_t i = 0; i < DERIVED; i++) {
+		EVP_PKEY_free(derived[i].pkey);
+		memset(&derived[i], 0, sizeof(derived[i]));
+	}
+}
+
 /*
- * Makes the cache hold the key of path, reading the file when it is not
+ * Makes the cache hold the master of path, reading the file when it is not
  * the one cached.  Called with cache_lock held.  0 or -1 with err.
  */
 static int
@@ -201,6 +238,8 @@ refresh(const char *path, char *err, size_t errlen)
 {
 	struct stat st;
 	EVP_PKEY *pkey;
+	unsigned char raw[WH_MASTER_LEN];
+	size_t rawlen = sizeof(raw);
 	char id[WH_KEY_ID_LEN + 1];
 
 	if (path == NULL || *path == '\0') {
@@ -215,11 +254,17 @@ refresh(const char *path, char *err, size_t errlen)
 		return 0;
 	if ((pkey = read_key(path, &st, err, errlen)) == NULL)
 		return -1;
-	if (key_id_of(pkey, id) < 0) {
-		snprintf(err, errlen, "%s: cannot derive the key id", path);
+	if (key_id_of(pkey, id) < 0 ||
+	    EVP_PKEY_get_raw_private_key(pkey, raw, &rawlen) != 1 ||
+	    rawlen != WH_MASTER_LEN) {
+		ERR_clear_error();
+		snprintf(err, errlen, "%s: cannot read the master secret", path);
+		OPENSSL_cleanse(raw, sizeof(raw));
 		EVP_PKEY_free(pkey);
 		return -1;
 	}
+	if (cache.pkey == NULL || strcmp(cache.id, id) != 0)
+		derived_flush();
 	EVP_PKEY_free(cache.pkey);
 	free(cache.path);
 	cache.path = xstrdup(path);
@@ -228,29 +273,13 @@ refresh(const char *path, char *err, size_t errlen)
 	cache.size = st.st_size;
 	cache.mtim = st.st_mtim;
 	cache.pkey = pkey;
+	memcpy(cache.raw, raw, sizeof(raw));
+	OPENSSL_cleanse(raw, sizeof(raw));
 	memcpy(cache.id, id, sizeof(id));
 	return 0;
 }
 
-/*
- * The key of path with a reference of the caller's own (EVP_PKEY_free it),
- * its id in key_id; NULL with err.
- */
-static EVP_PKEY *
-current_key(const char *path, char key_id[WH_KEY_ID_LEN + 1], char *err,
-    size_t errlen)
-{
-	EVP_PKEY *pkey = NULL;
-
-	pthread_mutex_lock(&cache_lock);
-	if (refresh(path, err, errlen) == 0 && EVP_PKEY_up_ref(cache.pkey) == 1) {
-		pkey = cache.pkey;
-		memcpy(key_id, cache.id, WH_KEY_ID_LEN + 1);
-	}
-	pthread_mutex_unlock(&cache_lock);
-	return pkey;
-}
-
+/* A fresh Ed25519 key as PEM, for a master file (wh_sign.h); caller frees both. */
 int
 wh_key_generate(char **priv_pem, char **pub_pem, char key_id[WH_KEY_ID_LEN + 1],
     char *err, size_t errlen)
@@ -284,6 +313,7 @@ out:
 	return rc;
 }
 
+/* The key id of an Ed25519 public key PEM: 0, or -1 (wh_sign.h). */
 int
 wh_key_id(const char *pub_pem, char key_id[WH_KEY_ID_LEN + 1])
 {
@@ -301,15 +331,133 @@ wh_key_id(const char *pub_pem, char key_id[WH_KEY_ID_LEN + 1])
 	return rc;
 }
 
+/* 1 when s is exactly n lowercase hex digits. */
+static int
+is_hex(const char *s, size_t n)
+{
+	if (s == NULL || strlen(s) != n)
+		return 0;
+	for (size_t i = 0; i < n; i++)
+		if (!((s[i] >= '0' && s[i] <= '9') || (s[i] >= 'a' && s[i] <= 'f')))
+			return 0;
+	return 1;
+}
+
+/* A new random salt of 32 hex digits: 0, or -1 without random bytes. */
 int
-wh_key_current(const char *path, char key_id[WH_KEY_ID_LEN + 1], char **pub_pem,
-    char *err, size_t errlen)
+wh_salt_new(char salt[WH_SALT_LEN + 1])
+{
+	unsigned char b[WH_SALT_LEN / 2];
+
+	if (RAND_bytes(b, (int)sizeof(b)) != 1) {
+		ERR_clear_error();
+		return -1;
+	}
+	for (size_t i = 0; i < sizeof(b); i++)
+		snprintf(salt + 2 * i, 3, "%02x", b[i]);
+	return 0;
+}
+
+/* 1 when s is 32 lowercase hex digits. */
+int
+wh_salt_valid(const char *s)
+{
+	return is_hex(s, WH_SALT_LEN);
+}
+
+/*
+ * The seed of platform_id's key of salt under master, HMAC-SHA-256 over
+ * the label, the platform id and the salt (wh_sign.h).  Pure.  0 or -1.
+ */
+int
+wh_key_seed(const unsigned char master[WH_MASTER_LEN], const char *platform_id,
+    const char *salt, unsigned char seed[WH_SEED_LEN])
+{
+	EVP_MAC *mac = NULL;
+	EVP_MAC_CTX *ctx = NULL;
+	OSSL_PARAM params[2];
+	size_t n = 0;
+	int rc = -1;
+
+	if (platform_id == NULL || *platform_id == '\0' ||
+	    strlen(platform_id) > PLATFORM_ID_MAX || !wh_salt_valid(salt))
+		return -1;
+	params[0] = OSSL_PARAM_construct_utf8_string(OSSL_MAC_PARAM_DIGEST, (char *)"SHA256", 0);
+	params[1] = OSSL_PARAM_construct_end();
+	/*
+	 * The NULs keep the parts apart: no platform id and salt can spell
+	 * another pair's input (the label and the salt have fixed forms).
+	 */
+	if ((mac = EVP_MAC_fetch(NULL, "HMAC", NULL)) == NULL ||
+	    (ctx = EVP_MAC_CTX_new(mac)) == NULL ||
+	    EVP_MAC_init(ctx, master, WH_MASTER_LEN, params) != 1 ||
+	    EVP_MAC_update(ctx, (const unsigned char *)seed_label, sizeof(seed_label)) != 1 ||
+	    EVP_MAC_update(ctx, (const unsigned char *)platform_id, strlen(platform_id) + 1) != 1 ||
+	    EVP_MAC_update(ctx, (const unsigned char *)salt, WH_SALT_LEN) != 1 ||
+	    EVP_MAC_final(ctx, seed, &n, WH_SEED_LEN) != 1 || n != WH_SEED_LEN) {
+		ERR_clear_error();
+		OPENSSL_cleanse(seed, WH_SEED_LEN);
+		goto out;
+	}
+	rc = 0;
+out:
+	EVP_MAC_CTX_free(ctx);
+	EVP_MAC_free(mac);
+	return rc;
+}
+
+/* The private key of platform_id and salt under master (caller frees), or NULL. */
+static EVP_PKEY *
+derive_pkey(const unsigned char master[WH_MASTER_LEN], const char *platform_id,
+    const char *salt)
+{
+	unsigned char seed[WH_SEED_LEN];
+	EVP_PKEY *pkey;
+
+	if (wh_key_seed(master, platform_id, salt, seed) < 0)
+		return NULL;
+	pkey = EVP_PKEY_new_raw_private_key(EVP_PKEY_ED25519, NULL, seed, sizeof(seed));
+	OPENSSL_cleanse(seed, sizeof(seed));
+	if (pkey == NULL)
+		ERR_clear_error();
+	return pkey;
+}
+
+/* The key id and public PEM (caller frees) of a derived key.  Pure.  0 or -1. */
+int
+wh_key_derive(const unsigned char master[WH_MASTER_LEN], const char *platform_id,
+    const char *salt, char key_id[WH_KEY_ID_LEN + 1], char **pub_pem)
 {
 	EVP_PKEY *pkey;
+	int rc = -1;
 
 	if (pub_pem != NULL)
 		*pub_pem = NULL;
-	if ((pkey = current_key(path, key_id, err, errlen)) == NULL)
+	if ((pkey = derive_pkey(master, platform_id, salt)) == NULL)
+		return -1;
+	if (key_id_of(pkey, key_id) == 0 &&
+	    (pub_pem == NULL || (*pub_pem = public_pem(pkey)) != NULL))
+		rc = 0;
+	EVP_PKEY_free(pkey);
+	return rc;
+}
+
+/* The id (and public PEM, caller frees) of the master of path: 0, or -1 with err. */
+int
+wh_master_current(const char *path, char master_id[WH_KEY_ID_LEN + 1], char **pub_pem,
+    char *err, size_t errlen)
+{
+	EVP_PKEY *pkey = NULL;
+
+	if (pub_pem != NULL)
+		*pub_pem = NULL;
+	pthread_mutex_lock(&cache_lock);
+	if (refresh(path, err, errlen) == 0 && EVP_PKEY_up_ref(cache.pkey) == 1) {
+		pkey = cache.pkey;
+		memcpy(master_id, cache.id, WH_KEY_ID_LEN + 1);
+	}
+	pthread_mutex_unlock(&cache_lock);
+	if (pkey == NULL)
 		return -1;
 	if (pub_pem != NULL && (*pub_pem = public_pem(pkey)) == NULL) {
 		ssl_err(err, errlen, "cannot encode the public key");
@@ -320,19 +468,118 @@ wh_key_current(const char *path, char key_id[WH_KEY_ID_LEN + 1], char **pub_pem,
 	return 0;
 }
 
+/* The public half of a platform's key under the master of path: 0, or -1 with err. */
 int
-wh_sign(const char *path, int64_t t, const char *body, size_t len, char *out,
-    size_t outlen, char *err, size_t errlen)
+wh_platform_key(const char *path, const char *platform_id, const char *salt,
+    char master_id[WH_KEY_ID_LEN + 1], char key_id[WH_KEY_ID_LEN + 1], char **pub_pem,
+    char *err, size_t errlen)
+{
+	unsigned char master[WH_MASTER_LEN];
+	int rc = -1;
+
+	*pub_pem = NULL;
+	pthread_mutex_lock(&cache_lock);
+	if (refresh(path, err, errlen) == 0) {
+		memcpy(master, cache.raw, sizeof(master));
+		memcpy(master_id, cache.id, WH_KEY_ID_LEN + 1);
+		rc = 0;
+	}
+	pthread_mutex_unlock(&cache_lock);
+	if (rc < 0)
+		return -1;
+	if ((rc = wh_key_derive(master, platform_id, salt, key_id, pub_pem)) < 0)
+		snprintf(err, errlen, "cannot derive the key of platform %s", platform_id);
+	OPENSSL_cleanse(master, sizeof(master));
+	return rc;
+}
+
+/* The slot of platform_id and salt in derived[] (FNV-1a over both). */
+static size_t
+derived_slot(const char *platform_id, const char *salt)
+{
+	uint32_t h = 2166136261u;
+
+	for (const char *p = platform_id; *p != '\0'; p++)
+		h = (h ^ (unsigned char)*p) * 16777619u;
+	for (const char *p = salt; *p != '\0'; p++)
+		h = (h ^ (unsigned char)*p) * 16777619u;
+	return h % DERIVED;
+}
+
+/*
+ * platform_id's key of salt under the master of path, with a reference of
+ * the caller's own (EVP_PKEY_free it); NULL with err when the master is not
+ * master_id or the key is not key_id.
+ */
+static EVP_PKEY *
+platform_pkey(const char *path, const char *master_id, const char *platform_id,
+    const char *salt, const char *key_id, char *err, size_t errlen)
+{
+	struct derived *d;
+	EVP_PKEY *pkey = NULL, *made;
+	char id[WH_KEY_ID_LEN + 1];
+
+	if (platform_id == NULL || strlen(platform_id) > PLATFORM_ID_MAX ||
+	    !wh_salt_valid(salt)) {
+		snprintf(err, errlen, "malformed key row");
+		return NULL;
+	}
+	pthread_mutex_lock(&cache_lock);
+	if (refresh(path, err, errlen) < 0)
+		goto out;
+	if (strcmp(cache.id, master_id) != 0) {
+		snprintf(err, errlen, "the key %s was derived from master %s, not from %s",
+		    key_id, master_id, cache.id);
+		goto out;
+	}
+	d = &derived[derived_slot(platform_id, salt)];
+	if (d->pkey == NULL || strcmp(d->platform, platform_id) != 0 ||
+	    strcmp(d->salt, salt) != 0) {
+		if ((made = derive_pkey(cache.raw, platform_id, salt)) == NULL ||
+		    key_id_of(made, id) < 0) {
+			EVP_PKEY_free(made);
+			snprintf(err, errlen, "cannot derive the key of platform %s", platform_id);
+			goto out;
+		}
+		EVP_PKEY_free(d->pkey);
+		snprintf(d->platform, sizeof(d->platform), "%s", platform_id);
+		snprintf(d->salt, sizeof(d->salt), "%s", salt);
+		memcpy(d->key_id, id, sizeof(id));
+		d->pkey = made;
+	}
+	if (strcmp(d->key_id, key_id) != 0) {
+		snprintf(err, errlen, "platform %s: the key derived is %s, its row says %s",
+		    platform_id, d->key_id, key_id);
+		goto out;
+	}
+	if (EVP_PKEY_up_ref(d->pkey) == 1)
+		pkey = d->pkey;
+	else
+		ssl_err(err, errlen, "cannot take the key");
+out:
+	pthread_mutex_unlock(&cache_lock);
+	return pkey;
+}
+
+/*
+ * Signs "<t>.<body>" with the platform's key of salt, refusing a row whose
+ * master or key id is not what the file derives: 0, or -1 with err.
+ */
+int
+wh_sign_platform(const char *path, const char *master_id, const char *platform_id,
+    const char *salt, const char *key_id, int64_t t, const char *body, size_t len,
+    char *out, size_t outlen, char *err, size_t errlen)
 {
 	unsigned char sig[ED25519_SIG], b64[4 * ED25519_SIG / 3 + 4];
-	char key_id[WH_KEY_ID_LEN + 1], prefix[32];
+	char prefix[32];
 	EVP_MD_CTX *ctx = NULL;
 	EVP_PKEY *pkey;
 	unsigned char *msg = NULL;
 	size_t plen, siglen = sizeof(sig);
 	int n, rc = -1;
 
-	if ((pkey = current_key(path, key_id, err, errlen)) == NULL)
+	if ((pkey = platform_pkey(path, master_id, platform_id, salt, key_id, err,
+	    errlen)) == NULL)
 		return -1;
 	/* Ed25519 signs the message in one pass, so it is built whole. */
 	plen = (size_t)snprintf(prefix, sizeof(prefix), "%" PRId64 ".", t);
@@ -393,6 +640,7 @@ sync_dir(const char *path)
 	free(dir);
 }
 
+/* Writes pem to path atomically, mode 0600: 0, or -1 with err. */
 int
 wh_key_write(const char *path, const char *pem, char *err, size_t errlen)
 {
@@ -430,15 +678,9 @@ out:
 	return rc;
 }
 
+/* 1 when s is 16 lowercase hex digits (the form of a key id). */
 int
 wh_key_id_valid(const char *s)
 {
-	size_t n = strlen(s);
-
-	if (n != WH_KEY_ID_LEN)
-		return 0;
-	for (size_t i = 0; i < n; i++)
-		if (!((s[i] >= '0' && s[i] <= '9') || (s[i] >= 'a' && s[i] <= 'f')))
-			return 0;
-	return 1;
+	return is_hex(s, WH_KEY_ID_LEN);
 }

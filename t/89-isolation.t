@@ -311,6 +311,7 @@ declare -A OPBODY=(
     ['POST /quotes/{quoteId}/execute']=''
     ['POST /transactions/{transactionId}/approve']="{\"counterpartyInfo\":$FULL_CP}"
     ['POST /transactions/{transactionId}/reject']='{"reason":"not yours"}'
+    ['POST /webhooks/signing-key/rotate']=''
     ['POST /webhooks/test']=''
     ['POST /webhooks/deliveries/{webhookId}/retry']=''
 )
@@ -532,8 +533,11 @@ for f in status=FAILED type=INCOMING_PAYMENT.COMPLETED "status=FAILED&type=OUTGO
 done
 api "${BB[@]}" GET "/webhooks/signing-key?keyId=${AID[keyId]}"
 N_LIST=$((N_LIST + 1))
-is_status 200 "B: GET /webhooks/signing-key?keyId=<the key A sees>: 200 (one service-wide key)"
-jis . "${AID[key]}" "B: the signing key is the one A sees (the service's public key, nothing of A's)"
+is_error 404 NOT_FOUND "B: GET /webhooks/signing-key?keyId=<A's key>: 404 (each platform has its own)"
+api "${BB[@]}" GET /webhooks/signing-key
+N_LIST=$((N_LIST + 1))
+is_status 200 "B: GET /webhooks/signing-key: 200"
+isnt "$(jr .keyId)" "${AID[keyId]}" "B: its signing key is not A's"
 has_keys "$BODY" 'keyId algorithm publicKeyPem' "B: the signing key: only keyId, algorithm, publicKeyPem"
 api "${BB[@]}" GET /config
 N_LIST=$((N_LIST + 1))

@@ -5,7 +5,8 @@
 #  - GET /webhooks/signing-key: shape, an Ed25519 public key whose keyId is
 #    the first 8 bytes of SHA-256 over the raw 32-byte key (derived here
 #    with openssl), ?keyId= the current key, an unknown one (404), a
-#    malformed one (400 details.keyId);
+#    malformed one (400 details.keyId), B's key another one, A's key 404
+#    to B (t/85-webhook-keys.t has the rest: rotation, signatures);
 #  - POST /webhooks/test: no endpoint (400 WEBHOOK_ENDPOINT_NOT_CONFIGURED),
 #    the receiver's answer reported whatever its status (200, 404, 500),
 #    its body cut to 4096 bytes, invalid UTF-8 replaced, the signed TEST
@@ -106,7 +107,10 @@ for bad in xyz "${KEY_ID^^}" "${KEY_ID}0"; do
 done
 api "${B[@]}" GET /webhooks/signing-key
 is_status 200 "platform B: GET /webhooks/signing-key 200"
-jis . "$key" "platform B: the same signing key"
+isnt "$(jr .keyId)" "$KEY_ID" "platform B: a signing key of its own (another keyId)"
+isnt "$(jr .publicKeyPem)" "$(jr .publicKeyPem "$key")" "platform B: another public key"
+api "${B[@]}" GET "/webhooks/signing-key?keyId=$KEY_ID"
+is_error 404 NOT_FOUND "platform B: GET /webhooks/signing-key?keyId=<A's key>"
 
 # --- events while no endpoint is configured --------------------------------------------------
 api GET /config

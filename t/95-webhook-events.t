@@ -11,7 +11,8 @@
 #    incoming transaction of the PPV payment;
 #  - the review lane: INCOMING PENDING, then COMPLETED on approve or
 #    REJECTED on reject.
-# For every event: a valid Ed25519 signature, the body's exact keys and the
+# For every event: a valid Ed25519 signature under its own platform's key
+# (A's or B's), the body's exact keys and the
 # OpenAPI PaymentEvent schema, type = <OUTGOING|INCOMING>_PAYMENT.<data.status>,
 # data.transactionId the transaction, timestamp = data.updatedAt, one event
 # per change, the statuses in order, the last event's data = GET
@@ -33,6 +34,9 @@ wh_platform t95b
 B=("${WH_P[@]}")
 wh_endpoint "$WH_URL/t95/a"
 wh_endpoint "$WH_URL/t95/b" "${B[@]}"
+# Each platform signs with its own key: B's, then A's (WH_KEY_FILE, wh_verify's default).
+wh_key_save b "${B[@]}" || BAIL_OUT "B: GET /webhooks/signing-key: $STATUS $BODY"
+B_KEY_FILE=$WH_KEY_SAVED
 wh_key || BAIL_OUT "GET /webhooks/signing-key: $STATUS $BODY"
 
 declare -A WANT=() KIND=() WHO=() # per transaction: expected statuses, OUTGOING|INCOMING, A|B
@@ -76,7 +80,11 @@ check_tx() {
     n_events=$((n_events + n))
     n_requests=$((n_requests + $(jq length <<<"$reqs")))
     jis '[.[].data.status] | sort' "$(jq -c sort <<<"$want")" "$what: one event for each of ${WANT[$tx]}, no other" "$evs"
-    wh_check_sigs "$what: every delivery" "$reqs"
+    if [[ $path == /t95/b ]]; then
+        wh_check_sigs "$what: every delivery (under B's key)" "$reqs" "$B_KEY_FILE"
+    else
+        wh_check_sigs "$what: every delivery" "$reqs"
+    fi
     jok 'all(.[]; .method == "POST" and (.headers["content-type"] | test("^application/json")))' \
         "$what: every delivery a POST with Content-Type application/json" "$reqs"
     jok --arg k "${KIND[$tx]}" --arg tx "$tx" "$QJQ"' all(.[]; ._keys == ["data","id","timestamp","type"]

@@ -40,11 +40,13 @@ note "receiver on $WH_URL"
 
 # platform NAME PATH: a platform of its own whose endpoint is $WH_URL$PATH,
 # with a customer to simulate incoming payments for.  Sets the array
-# named NAME (the --as options) and ${NAME}_CUST.
+# named NAME (the --as options) and ${NAME}_CUST; its signing key (each
+# platform has its own) is kept in $WH_DIR/key-NAME.pem.
 platform() {
     local name=$1 path=$2
     wh_platform "t96-$name"
     eval "$name=(\"\${WH_P[@]}\")"
+    wh_key_save "$name" "${WH_P[@]}" || fail "$name: GET /webhooks/signing-key: $STATUS $BODY"
     wh_endpoint "$WH_URL$path" "${WH_P[@]}"
     mk_customer "t96-$name" "${WH_P[@]}"
     printf -v "${name}_CUST" '%s' "$CUST"
@@ -74,8 +76,6 @@ count_checked() {
     n_events=$((n_events + $(jq '[.[].body | fromjson | .id] | unique | length' <<<"$1")))
 }
 
-wh_key || BAIL_OUT "GET /webhooks/signing-key: $STATUS $BODY"
-
 # --- start the timed cases together -------------------------------------------------------
 if ((FAST)); then
     wh_set /t96/r '{"codes":[500,200]}'
@@ -102,7 +102,7 @@ if ((FAST)); then
     jis '[.[] | {id: (.body | fromjson | .id), answered}]' "[{\"id\":\"$R_EV\",\"answered\":500},{\"id\":\"$R_EV\",\"answered\":200}]" \
         "500 then 200: the same event, answered 500 then 200" "$r"
     jis '[.[].bodyB64] | unique | length' 1 "500 then 200: the body is byte-identical on both attempts" "$r"
-    wh_check_sigs "500 then 200" "$r"
+    wh_check_sigs "500 then 200" "$r" "$WH_DIR/key-R.pem"
     t1=$(wh_sig_t "$(jq -c '.[0]' <<<"$r")") t2=$(wh_sig_t "$(jq -c '.[1]' <<<"$r")")
     ok "$([[ $t1 =~ ^[0-9]+$ && $t2 =~ ^[0-9]+$ ]] && ((t2 > t1)) && echo 1)" "500 then 200: each attempt signed with its own t ($t1, $t2)"
     g=$(jq '.[0]' <<<"$(gaps "$r")")
@@ -131,7 +131,7 @@ if ((FAST)); then
     wh_wait_item "$M_EV" '.status != "PENDING"' 10 "${M[@]}"
     jis '{status, attempts, lastResponseStatus}' '{"status":"DELIVERED","attempts":2,"lastResponseStatus":200}' \
         "endpoint change: DELIVERED, attempts 2, lastResponseStatus 200" "$WH_ITEM"
-    wh_check_sigs "endpoint change" "$(wh_reqs_of "$M_EV")"
+    wh_check_sigs "endpoint change" "$(wh_reqs_of "$M_EV")" "$WH_DIR/key-M.pem"
     count_checked "$(wh_reqs_of "$M_EV")"
 else
     skip "webhook_retry_base $WH_BASE s is too long to wait for" 6
@@ -158,7 +158,7 @@ else
 fi
 # Until the first of H's attempts times out (10 s), no other of H's may start.
 jis "[.[] | select(.receivedAt < $h_first + 9500)] | length" 4 "hang case: 4 of H's 6 events in flight at once, no more" "$(wh_reqs /t96/hang)"
-wh_check_sigs "hang case" "$(wh_reqs /t96/hang)"
+wh_check_sigs "hang case" "$(wh_reqs /t96/hang)" "$WH_DIR/key-H.pem"
 count_checked "$(wh_reqs /t96/quick)"
 count_checked "$(wh_reqs /t96/hang)"
 wh_set /t96/hang '{"codes":[200]}' # later attempts succeed
@@ -197,7 +197,7 @@ if ((FAST)); then
             '[range(0; $n) | [$b * pow(2; .), $m] | min * 1000]')
         wjok --argjson w "$want" '. as $g | all(range(0; length); $g[.] >= $w[.] - 100)' \
             "500 forever: no pause shorter than min(base * 2^(n-1), max) (pauses $g ms)" "$g"
-        wh_check_sigs "500 forever" "$r"
+        wh_check_sigs "500 forever" "$r" "$WH_DIR/key-F.pem"
     else
         skip "webhook_retry_window $WH_WINDOW s is longer than 60 s" 6
     fi
@@ -255,7 +255,7 @@ if [[ $wpid =~ ^[0-9]+$ ]] && [[ $(cat "/proc/$wpid/comm" 2>/dev/null) == xborde
     note "SIGKILL case: $in_flight deliveries were in flight at the kill; $(jq '[.[] | select(.answered == 409)] | length' <<<"$r") redeliveries answered 409, $(jq length <<<"$r") requests in all"
     ok "$(($(jq '[.[] | select(.answered == "hang") | .body | fromjson | .id] | unique | length' <<<"$r") >= 1))" \
         "SIGKILL case: at least one event hung at the kill and was delivered again after it"
-    wh_check_sigs "SIGKILL case" "$r"
+    wh_check_sigs "SIGKILL case" "$r" "$WH_DIR/key-K.pem"
     deadline=$((SECONDS + 10))
     until wh_deliveries "${K[@]}" && [[ $(jq -c '[.[].status] | unique' <<<"$WH_ITEMS") == '["DELIVERED"]' ]]; do
         ((SECONDS >= deadline)) && break

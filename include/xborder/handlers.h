@@ -57,6 +57,7 @@ enum route {
 	ROUTE_GET_QUOTES_ONE,
 	ROUTE_POST_QUOTES_ONE_EXECUTE,
 	ROUTE_GET_WEBHOOKS_SIGNING_KEY,
+	ROUTE_POST_WEBHOOKS_SIGNING_KEY_ROTATE,
 	ROUTE_POST_WEBHOOKS_TEST,
 	ROUTE_GET_WEBHOOKS_DELIVERIES,
 	ROUTE_POST_WEBHOOKS_DELIVERIES_ONE_RETRY,
@@ -117,6 +118,7 @@ int h_quotes_execute(struct req *req);
 int h_transactions_list(struct req *req);
 
 int h_webhooks_signing_key(struct req *req);
+int h_webhooks_rotate(struct req *req);
 int h_webhooks_test(struct req *req);
 int h_webhooks_deliveries(struct req *req);
 int h_webhooks_retry(struct req *req);

@@ -49,9 +49,9 @@ usage(void)
 	    "  fx-list\n"
 	    "  ledger-check\n"
 	    "  review-audit TRANSACTION_ID\n"
-	    "  webhook-keygen\n"
-	    "  webhook-key-list\n"
-	    "  webhook-key-drop KEYID\n"
+	    "  webhook-keygen [--force]\n"
+	    "  webhook-key-list [PLATFORM_ID]\n"
+	    "  webhook-key-drop PLATFORM_ID KEYID\n"
 	    "  stats\n"
 	    "  status [--json]\n"
 	    "  explain-lists PLATFORM_ID\n");
@@ -276,120 +276,107 @@ cmd_review_audit(struct db *db, const struct conf *conf, int argc, char **argv)
 }
 
 /*
- * Records the key being replaced (when there is one) as retired and the
- * new one as current, both or neither: a new key recorded alone would
- * leave the old key unrecorded, so receivers could not fetch it by keyId
- * for the deliveries it signed.
- */
-static int
-record_rotation(struct db *db, const char *old_id, const char *old_pub,
-    const char *new_id, const char *new_pub)
-{
-	int rc = DB_ERR;
-
-	for (int attempt = 0; attempt < DB_OUTER_ATTEMPTS; attempt++) {
-		if ((rc = db_outer_begin(db, attempt)) != DB_OK)
-			return rc;
-		if ((old_pub == NULL ||
-		    (rc = db_wh_key_record(db, old_id, old_pub, 0)) == DB_OK) &&
-		    (rc = db_wh_key_record(db, new_id, new_pub, 1)) == DB_OK)
-			rc = db_outer_commit(db);
-		else
-			db_outer_rollback(db);
-		if (rc != DB_RETRY && !db_outer_retry(db))
-			break;
-	}
-	return rc;
-}
-
-/*
- * The database first, then the file: a key file is only ever installed
- * once its public half is recorded, so every key that signs can be
- * fetched.  If the file cannot be written, the old key keeps signing and
- * stays fetchable by its keyId (recorded, retired, not dropped).
+ * webhook-keygen [--force]: makes the operator's master secret, from which
+ * every platform's signing key is derived (wh_sign.c), and installs it at
+ * webhook_signing_key (mode 0600, renamed into place).  An existing master
+ * is replaced only with --force: every platform's current key then
+ * changes on its next use (the replaced one stays readable by keyId for
+ * 72 hours, as after a rotation), which its receivers must follow.  Needs
+ * no database.  Prints the new master's id.
  */
 static int
 cmd_webhook_keygen(struct db *db, const struct conf *conf, int argc, char **argv)
 {
 	const char *path = conf->webhook_signing_key;
 	char old_id[WH_KEY_ID_LEN + 1] = "", new_id[WH_KEY_ID_LEN + 1], err[512];
-	char *old_pub = NULL, *new_pub = NULL, *priv = NULL;
+	char *new_pub = NULL, *priv = NULL;
 	struct stat st;
+	int force = 0;
 
-	(void)argv;
-	if (argc != 1)
+	(void)db;
+	if (argc == 2 && strcmp(argv[1], "--force") == 0)
+		force = 1;
+	else if (argc != 1)
 		usage();
 	if (*path == '\0')
 		die("webhook-keygen: webhook_signing_key is not set in the configuration");
 	/* A file that is there but is no key of ours is not overwritten. */
 	if (stat(path, &st) == 0 || errno != ENOENT) {
-		if (wh_key_current(path, old_id, &old_pub, err, sizeof(err)) < 0)
+		if (wh_master_current(path, old_id, NULL, err, sizeof(err)) < 0)
 			die("webhook-keygen: %s (move it away to start afresh)", err);
+		if (!force)
+			die("webhook-keygen: %s already holds the master secret %s; --force "
+			    "replaces it, and with it every platform's signing key", path, old_id);
 	}
 	if (wh_key_generate(&priv, &new_pub, new_id, err, sizeof(err)) < 0)
 		die("webhook-keygen: %s", err);
-	if (record_rotation(db, old_id, old_pub, new_id, new_pub) != DB_OK)
-		die("webhook-keygen: %s", db_error(db));
 	if (wh_key_write(path, priv, err, sizeof(err)) < 0)
-		die("webhook-keygen: key %s recorded but not installed: %s", new_id, err);
+		die("webhook-keygen: %s", err);
 	printf("%s\n", new_id);
 	OPENSSL_cleanse(priv, strlen(priv));
 	free(priv);
 	free(new_pub);
-	free(old_pub);
 	return 0;
 }
 
-/* keyId, created, and when it was retired or "current", tab-separated. */
+/*
+ * webhook-key-list [PLATFORM_ID]: the platforms' signing keys, one line
+ * each: platform id, keyId, created, "current" or when it was retired,
+ * until when it is readable ("-" for the current key; a time past means
+ * it is no longer served) and the id of the master it was derived from.
+ */
 static int
 cmd_webhook_key_list(struct db *db, const struct conf *conf, int argc, char **argv)
 {
 	struct db_rows r;
-	char created[25], retired[25];
+	char created[25], retired[25], expires[25];
 
 	(void)conf;
-	(void)argv;
-	if (argc != 1)
+	if (argc > 2)
 		usage();
-	if (db_wh_key_list(db, &r) != DB_OK)
+	if (argc == 2 && !ids_is_uuid4(argv[1]))
+		die("webhook-key-list: %s is not a platform id", argv[1]);
+	if (db_wh_key_list(db, argc == 2 ? argv[1] : NULL, &r) != DB_OK)
 		die("webhook-key-list: %s", db_error(db));
 	for (size_t i = 0; i < r.nrows; i++) {
-		if (ids_timestamp(db_cell(&r, i, 1), created) < 0)
+		if (ids_timestamp(db_cell(&r, i, 3), created) < 0)
 			created[0] = '\0';
-		if (ids_timestamp(db_cell(&r, i, 2), retired) < 0)
+		if (ids_timestamp(db_cell(&r, i, 4), retired) < 0)
 			snprintf(retired, sizeof(retired), "current");
-		printf("%s\t%s\t%s\n", db_cell(&r, i, 0), created, retired);
+		if (ids_timestamp(db_cell(&r, i, 5), expires) < 0)
+			snprintf(expires, sizeof(expires), "-");
+		printf("%s\t%s\t%s\t%s\t%s\t%s\n", db_cell(&r, i, 0), db_cell(&r, i, 1), created,
+		    retired, expires, db_cell(&r, i, 2));
 	}
 	db_rows_free(&r);
 	return 0;
 }
 
+/*
+ * webhook-key-drop PLATFORM_ID KEYID: stops serving one of the platform's
+ * previous keys at once, before its 72 hours are over.  The current key
+ * is refused (rotate it first).
+ */
 static int
 cmd_webhook_key_drop(struct db *db, const struct conf *conf, int argc, char **argv)
 {
-	char cur[WH_KEY_ID_LEN + 1], err[512];
 	int rc;
 
-	if (argc != 2)
+	(void)conf;
+	if (argc != 3)
 		usage();
-	if (!wh_key_id_valid(argv[1]))
-		die("webhook-key-drop: %s is not a key id (16 lowercase hex digits)", argv[1]);
-	/*
-	 * The key in the file signs whatever the database says (after a
-	 * keygen that could not install its file, it is recorded as retired).
-	 */
-	if (*conf->webhook_signing_key != '\0' &&
-	    wh_key_current(conf->webhook_signing_key, cur, NULL, err, sizeof(err)) == 0 &&
-	    strcmp(cur, argv[1]) == 0)
-		die("webhook-key-drop: %s is the key that signs now", argv[1]);
-	rc = db_wh_key_drop(db, argv[1]);
+	if (!ids_is_uuid4(argv[1]))
+		die("webhook-key-drop: %s is not a platform id", argv[1]);
+	if (!wh_key_id_valid(argv[2]))
+		die("webhook-key-drop: %s is not a key id (16 lowercase hex digits)", argv[2]);
+	rc = db_wh_key_drop(db, argv[1], argv[2]);
 	if (rc == DB_NOT_FOUND)
-		die("webhook-key-drop: no key %s", argv[1]);
+		die("webhook-key-drop: platform %s has no key %s", argv[1], argv[2]);
 	if (rc == DB_CONFLICT)
-		die("webhook-key-drop: %s is the current key; make a new one first", argv[1]);
+		die("webhook-key-drop: %s is the platform's current key; rotate it first", argv[2]);
 	if (rc != DB_OK)
 		die("webhook-key-drop: %s", db_error(db));
-	printf("dropped %s\n", argv[1]);
+	printf("dropped %s\n", argv[2]);
 	return 0;
 }
 
@@ -592,7 +579,7 @@ static const struct command {
 	{ "fx-list", cmd_fx_list, 1 },
 	{ "ledger-check", cmd_ledger_check, 1 },
 	{ "review-audit", cmd_review_audit, 1 },
-	{ "webhook-keygen", cmd_webhook_keygen, 1 },
+	{ "webhook-keygen", cmd_webhook_keygen, 0 },
 	{ "webhook-key-list", cmd_webhook_key_list, 1 },
 	{ "webhook-key-drop", cmd_webhook_key_drop, 1 },
 	{ "stats", cmd_stats, 0 },

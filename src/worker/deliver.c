@@ -19,6 +19,7 @@
 #include "xborder/db_webhooks.h"
 #include "xborder/util.h"
 #include "xborder/wh_http.h"
+#include "xborder/wh_keys.h"
 #include "xborder/wh_sign.h"
 #include "deliver.h"
 
@@ -140,7 +141,8 @@ free_slot(struct deliveries *d)
 static void
 start(struct deliveries *d, struct db *db, struct slot *s, struct wh_claim *c)
 {
-	char err[256];
+	char err[256] = "";
+	int rc;
 
 	memset(s, 0, sizeof(*s));
 	s->used = 1;
@@ -148,11 +150,13 @@ start(struct deliveries *d, struct db *db, struct slot *s, struct wh_claim *c)
 	s->claim = *c;
 	memset(c, 0, sizeof(*c));
 	s->started = now_ms();
-	if (wh_sign(d->conf->webhook_signing_key, (int64_t)time(NULL), s->claim.payload,
-	    strlen(s->claim.payload), s->sig, sizeof(s->sig), err, sizeof(err)) < 0) {
+	/* The platform's own key, current at this attempt (wh_keys.c). */
+	if ((rc = wh_keys_sign(db, d->conf->webhook_signing_key, s->claim.platform_id,
+	    (int64_t)time(NULL), s->claim.payload, strlen(s->claim.payload), s->sig,
+	    sizeof(s->sig), err, sizeof(err))) != DB_OK) {
 		/* Never sent unsigned: its lease brings it back once a key exists. */
-		log_msg(LOG_LVL_ERROR, NULL, "webhook %s not sent: signing key: %s",
-		    s->claim.id, err);
+		log_msg(LOG_LVL_ERROR, NULL, "webhook %s not sent: signing key: %s (%d)",
+		    s->claim.id, err, rc);
 		slot_release(d, s);
 		return;
 	}

@@ -17,8 +17,13 @@
 #   wh_wait_events PATH IDS_JSON SECS  until every id of IDS_JSON arrived
 #   wh_reqs_of ID [PATH]     the requests carrying event ID
 #   wh_wait_more ID N SECS [PATH]  polls until more than N requests carried ID
-#   wh_key [api options]     GET /webhooks/signing-key (no test); sets
-#                            WH_KEY_ID, WH_KEY_PEM and the file WH_KEY_FILE
+#   wh_key [api options]     GET /webhooks/signing-key (no test): the
+#                            caller's platform's key (each platform has its
+#                            own); sets WH_KEY_ID, WH_KEY_PEM and the file
+#                            WH_KEY_FILE
+#   wh_key_save NAME [api options]  wh_key, then the PEM kept in
+#                            $WH_DIR/key-NAME.pem (WH_KEY_SAVED) for later
+#                            checks of that platform's deliveries
 #   wh_verify REQ_JSON [PEM_FILE]   0 when the request's X-Xborder-Signature
 #                            verifies (openssl pkeyutl -verify -rawin over
 #                            "<t>.<exact body bytes>") with PEM_FILE (default:
@@ -36,7 +41,9 @@
 #   wh_wait_item ID JQ_COND SECS [api options]  polls wh_item until JQ_COND holds
 #   dev ARGS...              scripts/dev quietly (diag on failure)
 #   wait_api SECS            polls GET /config until it answers 200
-#   wh_check_sigs WHAT REQS  every request of REQS (an array) is signed right (1 test)
+#   wh_check_sigs WHAT REQS [PEM_FILE]  every request of REQS (an array) is
+#                            signed right, under PEM_FILE (default: as
+#                            wh_verify) (1 test)
 #   wh_schema_ok WHAT SCHEMA ARRAY  every element validates against an OpenAPI schema (1 test)
 #   wh_closed_port           prints a local port that refuses connections
 #   wjok [--arg N V | --argjson N JSON]... FILTER NAME [JSON]   jok with --argjson
@@ -177,6 +184,16 @@ wh_key() {
     return 1
 }
 
+# wh_key_save NAME [api options]: the platform's key, kept in
+# $WH_DIR/key-NAME.pem (WH_KEY_SAVED); non-zero when GET failed.
+wh_key_save() {
+    local name=$1
+    shift
+    WH_KEY_SAVED=$WH_DIR/key-$name.pem
+    wh_key "$@" || return 1
+    cp "$WH_KEY_FILE" "$WH_KEY_SAVED"
+}
+
 # wh_sig_t REQ_JSON: t of the request's X-Xborder-Signature.
 wh_sig_t() {
     jq -r '.headers["x-xborder-signature"] // "" | capture("^t=(?<t>[0-9]+),ed25519=") .t' <<<"$1" 2>/dev/null
@@ -286,13 +303,13 @@ wh_wait_item() {
     done
 }
 
-# wh_check_sigs WHAT REQS_JSON: every request of the array has a valid
-# signature (1 test).
+# wh_check_sigs WHAT REQS_JSON [PEM_FILE]: every request of the array has
+# a valid signature, under PEM_FILE if given (1 test).
 wh_check_sigs() {
-    local what=$1 n=0 bad=0 r
+    local what=$1 n=0 bad=0 r pem=${3:-}
     while IFS= read -r r; do
         n=$((n + 1))
-        if ! wh_verify "$r"; then
+        if ! wh_verify "$r" ${pem:+"$pem"}; then
             bad=$((bad + 1))
             diag "    request $n ($(jq -r .path <<<"$r")): $WH_VERIFY_ERR"
         fi

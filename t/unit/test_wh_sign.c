@@ -1,7 +1,11 @@
 /*
- * Unit tests of the webhook signing key (wh_sign.c): generation, the key
- * file, the key id, signatures checked with OpenSSL's verifier, rotation
- * without a restart, and keys that are not Ed25519.
+ * Unit tests of the webhook signing keys (wh_sign.c): generation of the
+ * master's file, the key id, the derivation of each platform's key from
+ * the master (a known answer made with Python's hmac and the openssl
+ * command line; same inputs same key, another platform, salt or master
+ * another key; nothing private in what is stored), signatures checked with
+ * OpenSSL's verifier, a new master seen without a restart, and files that
+ * are not Ed25519 keys.
  */
 #include <criterion/criterion.h>
 
@@ -30,9 +34,31 @@ static const char rfc8032_pub[] =
     "MCowBQYDK2VwAyEA11qYAYKxCrfVS/7TyWQHOg7hcvPapiMlrwIaaPcHURo=\n"
     "-----END PUBLIC KEY-----\n";
 #define RFC8032_ID "21fe31dfa154a261"	/* SHA-256 of the raw key, 8 bytes */
-/* openssl pkeyutl -sign -rawin over '1700000000.{"a":1}' */
-#define RFC8032_SIG "t=1700000000,ed25519=jsuVxkA/AkVTFzBCTKTrjAZaeCChaR+y9aS0q9WrZDC7D7BaCZ+" \
-    "tI8v/nvIZW79k7Z99rP9If7816GiGLgJABw=="
+/* The same key's 32 secret bytes: the master of the known answer. */
+static const unsigned char rfc8032_raw[WH_MASTER_LEN] = {
+	0x9d, 0x61, 0xb1, 0x9d, 0xef, 0xfd, 0x5a, 0x60, 0xba, 0x84, 0x4a, 0xf4, 0x92, 0xec,
+	0x2c, 0xc4, 0x44, 0x49, 0xc5, 0x69, 0x7b, 0x32, 0x69, 0x19, 0x70, 0x3b, 0xac, 0x03,
+	0x1c, 0xae, 0x7f, 0x60
+};
+#define PLATFORM_A "11111111-1111-4111-8111-111111111111"
+#define PLATFORM_B "22222222-2222-4222-8222-222222222222"
+#define SALT_1 "000102030405060708090a0b0c0d0e0f"
+#define SALT_2 "000102030405060708090a0b0c0d0e1f"
+/*
+ * The known answer: HMAC-SHA-256(rfc8032_raw, "xborder webhook signing key
+ * v1\0" PLATFORM_A "\0" SALT_1) (Python's hmac), as an Ed25519 seed, and
+ * what `openssl pkey -pubout` makes of the PKCS#8 key of that seed.
+ */
+static const unsigned char kat_seed[WH_SEED_LEN] = {
+	0x40, 0x27, 0xff, 0xa4, 0x11, 0x03, 0x9f, 0xf1, 0xdd, 0xde, 0xd0, 0x0d, 0x27, 0x6a,
+	0xcf, 0xbf, 0x76, 0x97, 0xe0, 0x4f, 0x60, 0x0e, 0x56, 0x19, 0x85, 0xd4, 0x3c, 0x18,
+	0x18, 0x81, 0x92, 0xee
+};
+static const char kat_pub[] =
+    "-----BEGIN PUBLIC KEY-----\n"
+    "MCowBQYDK2VwAyEAFr0l8J6mi4aHJ0HPfRV0DfQJo8/sY3+sljpt7+urzJM=\n"
+    "-----END PUBLIC KEY-----\n";
+#define KAT_ID "44ece4f4232067ec"
 
 static char dir[64];
 static char path[128];
@@ -126,21 +152,159 @@ Test(wh_sign, key_id_of_a_known_key)
 	cr_assert_eq(wh_key_id(rfc8032_pub, id), 0);
 	cr_expect_str_eq(id, RFC8032_ID);
 	write_file(rfc8032_priv);
-	cr_assert_eq(wh_key_current(path, id, &pub, err, sizeof(err)), 0, "%s", err);
-	cr_expect_str_eq(id, RFC8032_ID);
+	cr_assert_eq(wh_master_current(path, id, &pub, err, sizeof(err)), 0, "%s", err);
+	cr_expect_str_eq(id, RFC8032_ID, "a master's id is its file key's id");
 	cr_expect_str_eq(pub, rfc8032_pub);
 	free(pub);
 }
 
-Test(wh_sign, signature_as_the_openssl_command_line_makes_it)
+Test(wh_sign, seed_and_key_of_a_known_answer)
 {
-	char out[WH_SIG_HEADER_MAX], err[256] = "";
-	const char *body = "{\"a\":1}";
+	unsigned char seed[WH_SEED_LEN];
+	char id[WH_KEY_ID_LEN + 1], mid[WH_KEY_ID_LEN + 1], *pub = NULL, err[256] = "";
 
+	cr_assert_eq(wh_key_seed(rfc8032_raw, PLATFORM_A, SALT_1, seed), 0);
+	cr_expect_eq(memcmp(seed, kat_seed, sizeof(seed)), 0, "the seed is the HMAC of the KAT");
+	cr_assert_eq(wh_key_derive(rfc8032_raw, PLATFORM_A, SALT_1, id, &pub), 0);
+	cr_expect_str_eq(id, KAT_ID);
+	cr_expect_str_eq(pub, kat_pub);
+	free(pub);
+	/* The same through the master's file. */
 	write_file(rfc8032_priv);
-	cr_assert_eq(wh_sign(path, 1700000000, body, strlen(body), out, sizeof(out), err,
+	cr_assert_eq(wh_platform_key(path, PLATFORM_A, SALT_1, mid, id, &pub, err,
 	    sizeof(err)), 0, "%s", err);
-	cr_expect_str_eq(out, RFC8032_SIG);
+	cr_expect_str_eq(mid, RFC8032_ID);
+	cr_expect_str_eq(id, KAT_ID);
+	cr_expect_str_eq(pub, kat_pub);
+	free(pub);
+}
+
+Test(wh_sign, same_inputs_same_key_other_inputs_other_keys)
+{
+	unsigned char m2[WH_MASTER_LEN];
+	char id[6][WH_KEY_ID_LEN + 1], *pub[6];
+
+	memcpy(m2, rfc8032_raw, sizeof(m2));
+	m2[31] ^= 1;
+	cr_assert_eq(wh_key_derive(rfc8032_raw, PLATFORM_A, SALT_1, id[0], &pub[0]), 0);
+	cr_assert_eq(wh_key_derive(rfc8032_raw, PLATFORM_A, SALT_1, id[1], &pub[1]), 0);
+	cr_assert_eq(wh_key_derive(rfc8032_raw, PLATFORM_B, SALT_1, id[2], &pub[2]), 0);
+	cr_assert_eq(wh_key_derive(rfc8032_raw, PLATFORM_A, SALT_2, id[3], &pub[3]), 0);
+	cr_assert_eq(wh_key_derive(m2, PLATFORM_A, SALT_1, id[4], &pub[4]), 0);
+	cr_assert_eq(wh_key_derive(rfc8032_raw, PLATFORM_B, SALT_2, id[5], &pub[5]), 0);
+	cr_expect_str_eq(id[0], id[1], "same inputs, same key");
+	cr_expect_str_eq(pub[0], pub[1], "same inputs, same public key");
+	for (int i = 2; i < 6; i++) {
+		cr_expect_str_neq(id[0], id[i], "input set %d gives another key", i);
+		cr_expect_str_neq(pub[0], pub[i], "input set %d gives another public key", i);
+	}
+	cr_expect_str_neq(id[2], id[5], "another salt of platform B");
+	for (int i = 0; i < 6; i++) {
+		char again[WH_KEY_ID_LEN + 1];
+
+		cr_expect_eq(wh_key_id(pub[i], again), 0);
+		cr_expect_str_eq(again, id[i], "the key id is the public key's");
+		free(pub[i]);
+	}
+	/* Without the PEM: the id alone. */
+	cr_assert_eq(wh_key_derive(rfc8032_raw, PLATFORM_A, SALT_1, id[1], NULL), 0);
+	cr_expect_str_eq(id[1], id[0]);
+}
+
+/* 1 when the n bytes of needle occur in the n2 bytes of hay. */
+static int
+has_bytes(const unsigned char *hay, size_t n2, const unsigned char *needle, size_t n)
+{
+	for (size_t i = 0; i + n <= n2; i++)
+		if (memcmp(hay + i, needle, n) == 0)
+			return 1;
+	return 0;
+}
+
+/* 1 when any 8-byte run of secret occurs in the n bytes of hay. */
+static int
+leaks(const unsigned char *hay, size_t n, const unsigned char *secret, size_t slen)
+{
+	for (size_t i = 0; i + 8 <= slen; i++)
+		if (has_bytes(hay, n, secret + i, 8))
+			return 1;
+	return 0;
+}
+
+Test(wh_sign, nothing_private_in_what_is_stored)
+{
+	unsigned char seed[WH_SEED_LEN], der[256], hexs[2 * WH_SEED_LEN + 1];
+	unsigned char hexm[2 * WH_MASTER_LEN + 1], b64[128];
+	char id[WH_KEY_ID_LEN + 1], salt[WH_SALT_LEN + 1], *pub;
+	const char *stored[4];
+	EVP_PKEY *pkey;
+	BIO *b;
+	int dlen;
+
+	/* What a key's row holds: platform id, salt, key id, master id, public PEM. */
+	cr_assert_eq(wh_salt_new(salt), 0);
+	cr_assert_eq(wh_key_seed(rfc8032_raw, PLATFORM_A, salt, seed), 0);
+	cr_assert_eq(wh_key_derive(rfc8032_raw, PLATFORM_A, salt, id, &pub), 0);
+	stored[0] = PLATFORM_A, stored[1] = salt, stored[2] = id, stored[3] = pub;
+	for (size_t i = 0; i < WH_SEED_LEN; i++)
+		snprintf((char *)hexs + 2 * i, 3, "%02x", seed[i]);
+	for (size_t i = 0; i < WH_MASTER_LEN; i++)
+		snprintf((char *)hexm + 2 * i, 3, "%02x", rfc8032_raw[i]);
+	EVP_EncodeBlock(b64, seed, WH_SEED_LEN);
+	for (int i = 0; i < 4; i++) {
+		const unsigned char *t = (const unsigned char *)stored[i];
+		size_t n = strlen(stored[i]);
+
+		cr_expect(!leaks(t, n, seed, WH_SEED_LEN), "stored[%d]: no run of the seed", i);
+		cr_expect(!leaks(t, n, rfc8032_raw, WH_MASTER_LEN), "stored[%d]: no run of the master", i);
+		cr_expect(!leaks(t, n, hexs, 2 * WH_SEED_LEN), "stored[%d]: no run of the seed in hex", i);
+		cr_expect(!leaks(t, n, hexm, 2 * WH_MASTER_LEN), "stored[%d]: no run of the master in hex", i);
+		cr_expect(!has_bytes(t, n, b64, 12), "stored[%d]: not the seed in base64", i);
+	}
+	/* The PEM is a public key only: its DER holds neither secret. */
+	cr_assert_not_null(b = BIO_new_mem_buf(pub, -1));
+	cr_assert_not_null(pkey = PEM_read_bio_PUBKEY(b, NULL, NULL, NULL));
+	BIO_free(b);
+	{
+		unsigned char *p = der;
+
+		dlen = i2d_PUBKEY(pkey, &p);
+	}
+	cr_assert(dlen > 0 && dlen <= (int)sizeof(der));
+	cr_expect(!leaks(der, (size_t)dlen, seed, WH_SEED_LEN), "the public DER holds no run of the seed");
+	cr_expect(!leaks(der, (size_t)dlen, rfc8032_raw, WH_MASTER_LEN), "nor of the master");
+	EVP_PKEY_free(pkey);
+	cr_assert_not_null(b = BIO_new_mem_buf(pub, -1));
+	cr_expect_null(PEM_read_bio_PrivateKey(b, NULL, NULL, NULL), "no private key in the PEM");
+	BIO_free(b);
+	free(pub);
+}
+
+Test(wh_sign, salts)
+{
+	char a[WH_SALT_LEN + 1], b[WH_SALT_LEN + 1];
+
+	cr_assert_eq(wh_salt_new(a), 0);
+	cr_assert_eq(wh_salt_new(b), 0);
+	cr_expect(wh_salt_valid(a), "%s", a);
+	cr_expect(wh_salt_valid(b), "%s", b);
+	cr_expect_str_neq(a, b);
+	cr_expect(!wh_salt_valid("000102030405060708090A0B0C0D0E0F"), "upper case");
+	cr_expect(!wh_salt_valid("000102030405060708090a0b0c0d0e0"), "31 digits");
+	cr_expect(!wh_salt_valid("000102030405060708090a0b0c0d0e0f0"), "33 digits");
+	cr_expect(!wh_salt_valid(""));
+}
+
+Test(wh_sign, derivation_refuses_malformed_inputs)
+{
+	unsigned char seed[WH_SEED_LEN];
+	char id[WH_KEY_ID_LEN + 1], *pub = (char *)"x";
+
+	cr_expect_eq(wh_key_seed(rfc8032_raw, PLATFORM_A, "xyz", seed), -1, "bad salt");
+	cr_expect_eq(wh_key_seed(rfc8032_raw, "", SALT_1, seed), -1, "empty platform");
+	cr_expect_eq(wh_key_seed(rfc8032_raw, NULL, SALT_1, seed), -1, "no platform");
+	cr_expect_eq(wh_key_derive(rfc8032_raw, PLATFORM_A, NULL, id, &pub), -1, "no salt");
+	cr_expect_null(pub);
 }
 
 Test(wh_sign, write_and_read_back)
@@ -154,11 +318,11 @@ Test(wh_sign, write_and_read_back)
 	cr_expect_eq(st.st_mode & 07777, 0600, "mode %o", st.st_mode & 07777);
 	snprintf(tmp, sizeof(tmp), "%s.tmp.%ld", path, (long)getpid());
 	cr_expect_eq(access(tmp, F_OK), -1, "the temporary file is gone");
-	cr_assert_eq(wh_key_current(path, cur, &pub2, err, sizeof(err)), 0, "%s", err);
+	cr_assert_eq(wh_master_current(path, cur, &pub2, err, sizeof(err)), 0, "%s", err);
 	cr_expect_str_eq(cur, id);
 	cr_expect_str_eq(pub2, pub);
 	/* Without pub_pem, and from the cache. */
-	cr_assert_eq(wh_key_current(path, cur, NULL, err, sizeof(err)), 0, "%s", err);
+	cr_assert_eq(wh_master_current(path, cur, NULL, err, sizeof(err)), 0, "%s", err);
 	cr_expect_str_eq(cur, id);
 	free(pub);
 	free(pub2);
@@ -175,27 +339,63 @@ Test(wh_sign, write_refuses_a_leftover_temporary)
 	cr_expect_eq(access(path, F_OK), -1);
 }
 
-Test(wh_sign, sign_and_verify)
+Test(wh_sign, platform_signature_verifies_with_its_key_only)
 {
 	static const char *body = "{\"id\":\"Webhook:1\",\"type\":\"TEST\",\"data\":{}}";
-	char id[WH_KEY_ID_LEN + 1], out[WH_SIG_HEADER_MAX], err[256] = "";
-	char *pub;
+	char mid[WH_KEY_ID_LEN + 1], ida[WH_KEY_ID_LEN + 1], idb[WH_KEY_ID_LEN + 1];
+	char out[WH_SIG_HEADER_MAX], err[256] = "", *puba, *pubb, *master_pub;
 	const char *b64;
 	regex_t re;
 
-	pub = install_new_key(id);
-	cr_assert_eq(wh_sign(path, 1767225600, body, strlen(body), out, sizeof(out), err,
+	free(install_new_key(mid));
+	cr_assert_eq(wh_platform_key(path, PLATFORM_A, SALT_1, mid, ida, &puba, err,
 	    sizeof(err)), 0, "%s", err);
+	cr_assert_eq(wh_platform_key(path, PLATFORM_B, SALT_1, mid, idb, &pubb, err,
+	    sizeof(err)), 0, "%s", err);
+	cr_assert_eq(wh_master_current(path, mid, &master_pub, err, sizeof(err)), 0, "%s", err);
+	cr_assert_eq(wh_sign_platform(path, mid, PLATFORM_A, SALT_1, ida, 1767225600, body,
+	    strlen(body), out, sizeof(out), err, sizeof(err)), 0, "%s", err);
 	cr_assert_eq(regcomp(&re, "^t=1767225600,ed25519=[A-Za-z0-9+/]{86}==$",
 	    REG_EXTENDED | REG_NOSUB), 0);
 	cr_expect_eq(regexec(&re, out, 0, NULL, 0), 0, "%s", out);
 	regfree(&re);
 	b64 = strstr(out, "ed25519=") + 8;
-	cr_expect(verifies(pub, "1767225600", body, b64));
-	cr_expect(!verifies(pub, "1767225601", body, b64), "another t");
-	cr_expect(!verifies(pub, "1767225600", "{\"id\":\"Webhook:2\",\"type\":\"TEST\",\"data\":{}}",
+	cr_expect(verifies(puba, "1767225600", body, b64), "A's key verifies A's signature");
+	cr_expect(!verifies(pubb, "1767225600", body, b64), "B's key does not");
+	cr_expect(!verifies(master_pub, "1767225600", body, b64), "nor the master's public key");
+	cr_expect(!verifies(puba, "1767225601", body, b64), "another t");
+	cr_expect(!verifies(puba, "1767225600", "{\"id\":\"Webhook:2\",\"type\":\"TEST\",\"data\":{}}",
 	    b64), "another body");
+	/* Again, from the per-process cache of derived keys. */
+	cr_assert_eq(wh_sign_platform(path, mid, PLATFORM_B, SALT_1, idb, 7, "{}", 2, out,
+	    sizeof(out), err, sizeof(err)), 0, "%s", err);
+	cr_expect(verifies(pubb, "7", "{}", strstr(out, "ed25519=") + 8));
+	cr_assert_eq(wh_sign_platform(path, mid, PLATFORM_A, SALT_1, ida, 7, "{}", 2, out,
+	    sizeof(out), err, sizeof(err)), 0, "%s", err);
+	cr_expect(verifies(puba, "7", "{}", strstr(out, "ed25519=") + 8));
+	free(puba);
+	free(pubb);
+	free(master_pub);
+}
+
+Test(wh_sign, sign_refuses_a_row_that_does_not_match)
+{
+	char mid[WH_KEY_ID_LEN + 1], id[WH_KEY_ID_LEN + 1], out[WH_SIG_HEADER_MAX];
+	char err[256] = "", *pub;
+
+	free(install_new_key(mid));
+	cr_assert_eq(wh_platform_key(path, PLATFORM_A, SALT_1, mid, id, &pub, err,
+	    sizeof(err)), 0, "%s", err);
 	free(pub);
+	cr_expect_eq(wh_sign_platform(path, "0000000000000000", PLATFORM_A, SALT_1, id, 1, "{}",
+	    2, out, sizeof(out), err, sizeof(err)), -1, "another master");
+	cr_expect(strstr(err, "master") != NULL, "%s", err);
+	cr_expect_eq(wh_sign_platform(path, mid, PLATFORM_B, SALT_1, id, 1, "{}", 2, out,
+	    sizeof(out), err, sizeof(err)), -1, "another platform's row");
+	cr_expect_eq(wh_sign_platform(path, mid, PLATFORM_A, SALT_2, id, 1, "{}", 2, out,
+	    sizeof(out), err, sizeof(err)), -1, "another salt");
+	cr_expect_eq(wh_sign_platform(path, mid, PLATFORM_A, "nohex", id, 1, "{}", 2, out,
+	    sizeof(out), err, sizeof(err)), -1, "a malformed salt");
 }
 
 Test(wh_sign, sign_empty_body_and_small_buffer)
@@ -203,27 +403,39 @@ Test(wh_sign, sign_empty_body_and_small_buffer)
 	char out[WH_SIG_HEADER_MAX], err[256] = "";
 
 	write_file(rfc8032_priv);
-	cr_expect_eq(wh_sign(path, 0, "", 0, out, sizeof(out), err, sizeof(err)), 0, "%s", err);
+	cr_expect_eq(wh_sign_platform(path, RFC8032_ID, PLATFORM_A, SALT_1, KAT_ID, 0, "", 0,
+	    out, sizeof(out), err, sizeof(err)), 0, "%s", err);
 	cr_expect_eq(strncmp(out, "t=0,ed25519=", 12), 0, "%s", out);
-	cr_expect_eq(wh_sign(path, 0, "", 0, out, 20, err, sizeof(err)), -1);
+	cr_expect(verifies(kat_pub, "0", "", out + 12));
+	cr_expect_eq(wh_sign_platform(path, RFC8032_ID, PLATFORM_A, SALT_1, KAT_ID, 0, "", 0,
+	    out, 20, err, sizeof(err)), -1);
 	cr_expect_str_neq(err, "");
 }
 
-Test(wh_sign, rotation_is_seen_without_a_restart)
+Test(wh_sign, a_new_master_is_seen_without_a_restart)
 {
-	char id1[WH_KEY_ID_LEN + 1], id2[WH_KEY_ID_LEN + 1], cur[WH_KEY_ID_LEN + 1];
-	char out[WH_SIG_HEADER_MAX], err[256] = "";
-	char *pub1, *pub2;
+	char m1[WH_KEY_ID_LEN + 1], m2[WH_KEY_ID_LEN + 1], cur[WH_KEY_ID_LEN + 1];
+	char id1[WH_KEY_ID_LEN + 1], id2[WH_KEY_ID_LEN + 1], out[WH_SIG_HEADER_MAX];
+	char err[256] = "", *pub1, *pub2;
 
-	pub1 = install_new_key(id1);
-	cr_assert_eq(wh_key_current(path, cur, NULL, err, sizeof(err)), 0, "%s", err);
-	cr_expect_str_eq(cur, id1);
+	free(install_new_key(m1));
+	cr_assert_eq(wh_platform_key(path, PLATFORM_A, SALT_1, cur, id1, &pub1, err,
+	    sizeof(err)), 0, "%s", err);
+	cr_expect_str_eq(cur, m1);
+	cr_assert_eq(wh_sign_platform(path, m1, PLATFORM_A, SALT_1, id1, 5, "{}", 2, out,
+	    sizeof(out), err, sizeof(err)), 0, "%s", err);
 	/* wh_key_write renames a new file into place: a new inode. */
-	pub2 = install_new_key(id2);
-	cr_assert_str_neq(id1, id2);
-	cr_assert_eq(wh_key_current(path, cur, NULL, err, sizeof(err)), 0, "%s", err);
-	cr_expect_str_eq(cur, id2);
-	cr_assert_eq(wh_sign(path, 5, "{}", 2, out, sizeof(out), err, sizeof(err)), 0, "%s", err);
+	free(install_new_key(m2));
+	cr_assert_str_neq(m1, m2);
+	cr_assert_eq(wh_master_current(path, cur, NULL, err, sizeof(err)), 0, "%s", err);
+	cr_expect_str_eq(cur, m2);
+	cr_expect_eq(wh_sign_platform(path, m1, PLATFORM_A, SALT_1, id1, 5, "{}", 2, out,
+	    sizeof(out), err, sizeof(err)), -1, "a key of the old master signs no more");
+	cr_assert_eq(wh_platform_key(path, PLATFORM_A, SALT_1, cur, id2, &pub2, err,
+	    sizeof(err)), 0, "%s", err);
+	cr_expect_str_neq(id1, id2, "the same platform and salt, another master: another key");
+	cr_assert_eq(wh_sign_platform(path, m2, PLATFORM_A, SALT_1, id2, 5, "{}", 2, out,
+	    sizeof(out), err, sizeof(err)), 0, "%s", err);
 	cr_expect(verifies(pub2, "5", "{}", strstr(out, "ed25519=") + 8));
 	cr_expect(!verifies(pub1, "5", "{}", strstr(out, "ed25519=") + 8));
 	free(pub1);
@@ -237,12 +449,12 @@ Test(wh_sign, rewritten_in_place_is_seen_too)
 	char *pub;
 
 	pub = install_new_key(id);
-	cr_assert_eq(wh_key_current(path, cur, NULL, err, sizeof(err)), 0, "%s", err);
+	cr_assert_eq(wh_master_current(path, cur, NULL, err, sizeof(err)), 0, "%s", err);
 	cr_expect_str_eq(cur, id);
 	/* Same inode, another key (an editor's save), with a distinct mtime. */
 	write_file(rfc8032_priv);
 	cr_assert_eq(utimensat(AT_FDCWD, path, ts, 0), 0);
-	cr_assert_eq(wh_key_current(path, cur, NULL, err, sizeof(err)), 0, "%s", err);
+	cr_assert_eq(wh_master_current(path, cur, NULL, err, sizeof(err)), 0, "%s", err);
 	cr_expect_str_eq(cur, RFC8032_ID);
 	free(pub);
 }
@@ -276,14 +488,19 @@ other_key_pem(const char *type, int public)
 static void
 expect_refused(const char *why)
 {
-	char id[WH_KEY_ID_LEN + 1], out[WH_SIG_HEADER_MAX], err[256] = "", *pub = NULL;
+	char id[WH_KEY_ID_LEN + 1], kid[WH_KEY_ID_LEN + 1], out[WH_SIG_HEADER_MAX];
+	char err[256] = "", *pub = NULL;
 
-	cr_expect_eq(wh_key_current(path, id, &pub, err, sizeof(err)), -1, "%s", why);
+	cr_expect_eq(wh_master_current(path, id, &pub, err, sizeof(err)), -1, "%s", why);
 	cr_expect_null(pub);
 	cr_expect(strstr(err, path) != NULL, "%s: %s", why, err);
 	err[0] = '\0';
-	cr_expect_eq(wh_sign(path, 1, "{}", 2, out, sizeof(out), err, sizeof(err)), -1,
-	    "%s", why);
+	cr_expect_eq(wh_platform_key(path, PLATFORM_A, SALT_1, id, kid, &pub, err, sizeof(err)),
+	    -1, "%s", why);
+	cr_expect_null(pub);
+	err[0] = '\0';
+	cr_expect_eq(wh_sign_platform(path, RFC8032_ID, PLATFORM_A, SALT_1, KAT_ID, 1, "{}", 2,
+	    out, sizeof(out), err, sizeof(err)), -1, "%s", why);
 	cr_expect_str_neq(err, "", "%s", why);
 }
 
@@ -310,7 +527,7 @@ Test(wh_sign, no_path)
 {
 	char id[WH_KEY_ID_LEN + 1], err[256] = "";
 
-	cr_expect_eq(wh_key_current("", id, NULL, err, sizeof(err)), -1);
+	cr_expect_eq(wh_master_current("", id, NULL, err, sizeof(err)), -1);
 	cr_expect_str_eq(err, "webhook_signing_key is not set");
 }
 
@@ -320,9 +537,9 @@ Test(wh_sign, missing_file_after_a_good_one)
 	char *pub;
 
 	pub = install_new_key(id);
-	cr_assert_eq(wh_key_current(path, id, NULL, err, sizeof(err)), 0, "%s", err);
+	cr_assert_eq(wh_master_current(path, id, NULL, err, sizeof(err)), 0, "%s", err);
 	cr_assert_eq(unlink(path), 0);
-	cr_expect_eq(wh_key_current(path, id, NULL, err, sizeof(err)), -1);
+	cr_expect_eq(wh_master_current(path, id, NULL, err, sizeof(err)), -1);
 	cr_expect(strstr(err, "No such file") != NULL, "%s", err);
 	free(pub);
 }
