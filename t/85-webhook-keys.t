@@ -289,7 +289,13 @@ out=$(xbctl webhook-keygen --force 2>&1)
 rc=$?
 is "$rc" 0 "webhook-keygen --force: exit 0"
 like "$out" '^[0-9a-f]{16}$' "webhook-keygen --force: prints the new master's id"
+MASTER_ID=$out
 isnt "$(sha256sum "$master" | cut -d' ' -f1)" "$sum0" "webhook-keygen --force: a new file"
+# The file keeps the form every install's key file has (a PEM Ed25519
+# private key): an install upgraded with migrate keeps its file as master.
+mid=$(openssl pkey -in "$master" -pubout -outform DER 2>/dev/null | tail -c 32 |
+    openssl dgst -sha256 -binary | head -c 8 | od -An -tx1 | tr -d ' \n')
+is "$mid" "$MASTER_ID" "the master file is an Ed25519 PEM key whose key id is the master's id"
 getkey K3
 K3_ID=$(jr .keyId "$K3")
 isnt "$K3_ID" "$K2_ID" "a new master: A's next use gets a new key"
@@ -298,6 +304,8 @@ is_status 200 "a new master: A's key before it still readable by keyId"
 jis . "$K2" "a new master: ?keyId=<A's key before>: that key"
 test_call a
 verifies "a new master: the TEST event verifies under A's new key" "$REQ_TEST" K3
+is "$(xbctl webhook-key-list "$A_ID" | awk -F'\t' '$4 == "current" {print $2 " " $6}')" "$K3_ID $MASTER_ID" \
+    "webhook-key-list: A's current key, derived from the new master"
 not_verifies "a new master: not under A's key before" "$REQ_TEST" K2
 event b "${B[@]}"
 getkey KB2 "${B[@]}"
