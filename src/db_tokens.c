@@ -193,6 +193,40 @@ db_token_revoke(struct db *db, const char *platform, const char *id, struct toke
 	return db_token_get(db, platform, id, out);
 }
 
+int
+db_token_rotate_root(struct db *db, const char *platform, const char *hash,
+    char id[37])
+{
+	/*
+	 * Scoped by platform and issuer both times: only the operator-issued
+	 * token of this platform is ever read or changed here.
+	 */
+	static const char find[] =
+	    "SELECT id FROM tokens WHERE platform_id = ?"
+	    " AND issuer_type = 'operator_issued'";
+	static const char set[] =
+	    "UPDATE tokens SET secret_hash = ?, updated_at = UTC_TIMESTAMP(3)"
+	    " WHERE platform_id = ? AND id = ? AND issuer_type = 'operator_issued'";
+	struct db_val fa[] = { DBS(platform) };
+	struct db_rows r;
+	uint64_t n = 0;
+	int rc;
+
+	id[0] = '\0';
+	if ((rc = db_query_one(db, find, fa, NARGS(fa), &r)) != DB_OK)
+		return rc;
+	snprintf(id, 37, "%s", db_cell(&r, 0, 0));
+	db_rows_free(&r);
+	{
+		struct db_val sa[] = { DBS(hash), DBS(platform), DBS(id) };
+
+		if ((rc = db_exec(db, set, sa, NARGS(sa), &n)) != DB_OK)
+			return rc;
+	}
+	/* A new argon2 hash always differs (new salt): one row changed. */
+	return n == 1 ? DB_OK : DB_NOT_FOUND;
+}
+
 void
 token_free(struct token *t)
 {

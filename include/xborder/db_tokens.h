@@ -100,6 +100,18 @@ int db_token_list(struct db *db, const char *platform, int64_t limit,
  */
 int db_token_revoke(struct db *db, const char *platform, const char *id, struct token *out);
 
+/*
+ * Gives the operator-issued (root) token of platform the secret hash
+ * hash, in one committed statement, and sets id to the token's id (which
+ * does not change).  From the commit on, the old secret fails on every
+ * worker: the token row, with its hash, is read on every request and a
+ * worker's remembered secret is bound to the hash it was checked against.
+ * DB_OK, DB_NOT_FOUND (no such platform, or it has no root token) or a
+ * failure.
+ */
+int db_token_rotate_root(struct db *db, const char *platform, const char *hash,
+    char id[37]);
+
 void token_free(struct token *t);
 void token_list_free(struct token *t, size_t n);
 

@@ -45,6 +45,7 @@ usage(void)
 	    "  migrate\n"
 	    "  platform-create --name NAME --ppv-domain DOMAIN [--uma-domain DOMAIN]\n"
 	    "  platform-list\n"
+	    "  token-rotate PLATFORM_ID\n"
 	    "  fx-set CURRENCY PRICE_MINOR_PER_BTC\n"
 	    "  fx-list\n"
 	    "  ledger-check\n"
@@ -146,6 +147,51 @@ cmd_platform_create(struct db *db, const struct conf *conf, int argc, char **arg
 	printf("%s\n", json_object_to_json_string_ext(o, JSON_C_TO_STRING_PLAIN));
 	json_object_put(o);
 	OPENSSL_cleanse(secret, sizeof(secret));
+	return 0;
+}
+
+/*
+ * token-rotate PLATFORM_ID: gives the platform's root (operator-issued)
+ * token a new secret and prints it once, as platform-create does: one JSON
+ * object with platformId, clientId (the token's, unchanged) and
+ * clientSecret.  The old secret fails on every worker from the commit on.
+ * PLATFORM_ID is the raw UUID (Platform:<uuid> is accepted too).
+ */
+static int
+cmd_token_rotate(struct db *db, const struct conf *conf, int argc, char **argv)
+{
+	char platform[UUID_LEN + 1], token[UUID_LEN + 1], secret[AUTH_SECRET_LEN + 1];
+	char *hash = NULL;
+	json_object *o;
+	int rc;
+
+	if (argc != 2)
+		usage();
+	if (ids_parse(argv[1], "Platform", 1, platform) < 0)
+		die("token-rotate: %s is not a platform id (a UUID)", argv[1]);
+	if (auth_new_secret(conf, secret, &hash) < 0)
+		die("cannot make a secret");
+	rc = db_token_rotate_root(db, platform, hash, token);
+	free(hash);
+	if (rc == DB_NOT_FOUND) {
+		OPENSSL_cleanse(secret, sizeof(secret));
+		die("token-rotate: no platform %s (or it has no root token)", platform);
+	}
+	if (rc != DB_OK) {
+		OPENSSL_cleanse(secret, sizeof(secret));
+		die("token-rotate: %s", db_error(db));
+	}
+	o = json_object_new_object();
+	json_object_object_add(o, "platformId", json_object_new_string(platform));
+	json_object_object_add(o, "clientId", json_object_new_string(token));
+	json_object_object_add(o, "clientSecret", json_object_new_string(secret));
+	printf("%s\n", json_object_to_json_string_ext(o, JSON_C_TO_STRING_PLAIN));
+	json_object_put(o);
+	OPENSSL_cleanse(secret, sizeof(secret));
+	/* The secret exists nowhere else: say so when it did not get out. */
+	if (fflush(stdout) != 0)
+		die("token-rotate: the new secret could not be written out: %s;"
+		    " the old one no longer works, rotate again", strerror(errno));
 	return 0;
 }
 
@@ -588,6 +634,7 @@ static const struct command {
 	{ "migrate", cmd_migrate, 1 },
 	{ "platform-create", cmd_platform_create, 1 },
 	{ "platform-list", cmd_platform_list, 1 },
+	{ "token-rotate", cmd_token_rotate, 1 },
 	{ "fx-set", cmd_fx_set, 1 },
 	{ "fx-list", cmd_fx_list, 1 },
 	{ "ledger-check", cmd_ledger_check, 1 },
