@@ -71,7 +71,7 @@ lines0=$(wc -l <"$WLOG")
 ok "$(wait_for "[[ \$(sql \"SELECT COUNT(*) FROM idempotency_keys WHERE platform_id = '$P'\") == 1 ]]" 30 && echo 1)" \
     "every expired idempotency record of the platform is gone"
 purges=$(tail -n +"$((lines0 + 1))" "$WLOG" | grep 'msg="purged ')
-like "$(head -n 1 <<<"$purges")" 'purged [0-9]+ expired idempotency keys, old jobs and old webhook events \(more to purge\)' \
+like "$(head -n 1 <<<"$purges")" 'purged [0-9]+ expired idempotency keys, old jobs, old webhook events and closed authentication failure counts \(more to purge\)' \
     "the first purge stops at its bound and says rows are left"
 ok "$(($(grep -c 'msg="purged ' <<<"$purges") >= 2))" "a second purge followed (not a minute later)"
 is "$(sql "SELECT idem_key FROM idempotency_keys WHERE platform_id = '$P'")" live \
