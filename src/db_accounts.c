@@ -409,6 +409,24 @@ ext_delete_tx(struct db *db, void *arg)
 }
 
 int
+db_external_lock(struct db *db, const char *platform, const char *id)
+{
+	/* A locking read: the latest committed row, whatever the snapshot. */
+	static const char sql[] =
+	    "SELECT deleted_at IS NOT NULL FROM external_accounts"
+	    " WHERE platform_id = ? AND id = ? FOR UPDATE";
+	struct db_val a[] = { DBS(platform), DBS(id) };
+	struct db_rows r;
+	int rc;
+
+	if ((rc = db_query(db, sql, a, NARGS(a), &r)) != DB_OK)
+		return rc;
+	rc = r.nrows == 0 ? DB_NOT_FOUND : db_cell_i64(&r, 0, 0) ? DB_GONE : DB_OK;
+	db_rows_free(&r);
+	return rc;
+}
+
+int
 db_external_delete(struct db *db, const char *platform, const char *id,
     const char *customer)
 {

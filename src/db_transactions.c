@@ -764,10 +764,17 @@ txn_list_prefetch_free(struct txn_list_prefetch *p)
 int
 db_txn_open_count(struct db *db, const char *customer_id, int64_t *count)
 {
-	/* A payout the bank will return is not finished until it is REFUNDED. */
+	/*
+	 * A payout the bank will return is not finished until it is REFUNDED.
+	 * A quote's transaction or a review case past its expiry is EXPIRED
+	 * for this rule too, whether the worker has marked it yet or not
+	 * (decisions.md section 1): neither can move any more.
+	 */
 	static const char sql[] =
 	    "SELECT COUNT(*) FROM transactions WHERE customer_id = ?"
-	    " AND (status IN ('CREATED', 'PENDING', 'PROCESSING')"
+	    " AND ((status IN ('CREATED', 'PENDING', 'PROCESSING')"
+	    "   AND NOT (status = 'CREATED' AND IFNULL(quote_expires_at <= UTC_TIMESTAMP(3), 0))"
+	    "   AND NOT (status = 'PENDING' AND IFNULL(review_expires_at <= UTC_TIMESTAMP(3), 0)))"
 	    " OR (status = 'COMPLETED' AND outcome = 'RETURNS'))";
 	struct db_val a[] = { DBS(customer_id) };
 	struct db_rows r;
