@@ -94,15 +94,9 @@ db_token_auth_charge(struct db *db, const char *id, const char *addr, int max, i
 	    "   IF(failures >= ?, failures, failures + 1), 1),"
 	    " since = IF(since > UTC_TIMESTAMP(3) - INTERVAL 60 SECOND, since, UTC_TIMESTAMP(3))";
 	struct db_val a[] = { DBS(id), DBS(addr), DBI(max) };
-	uint64_t n = 0;
-	int rc;
 
-	*charged = 0;
-	if ((rc = db_exec(db, sql, a, NARGS(a), &n)) != DB_OK)
-		return rc;
-	/* 1: inserted, 2: updated, 0: the row stayed as it was (throttled). */
-	*charged = n > 0;
-	return DB_OK;
+	/* Inserted or updated: counted; the row as it was: throttled. */
+	return db_exec_changed(db, sql, a, NARGS(a), charged);
 }
 
 int

@@ -357,14 +357,8 @@ db_wh_test_lease(struct db *db, const char *platform, const char *holder, int *g
 	    " holder = IF(until <= UTC_TIMESTAMP(3), VALUES(holder), holder),"
 	    " until = IF(until <= UTC_TIMESTAMP(3), VALUES(until), until)";
 	struct db_val a[] = { DBS(platform), DBS(holder) };
-	uint64_t n = 0;
-	int rc;
 
-	*got = 0;
-	if ((rc = db_exec(db, sql, a, NARGS(a), &n)) != DB_OK)
-		return rc;
-	*got = n > 0;
-	return DB_OK;
+	return db_exec_changed(db, sql, a, NARGS(a), got);
 }
 
 int

@@ -17,23 +17,8 @@
 # starting it again.
 . "$(dirname "${BASH_SOURCE[0]}")/lib/api.sh"
 . "$(dirname "${BASH_SOURCE[0]}")/lib/money.sh"
+. "$(dirname "${BASH_SOURCE[0]}")/lib/stack.sh"
 no_plan
-
-DEV=${XB_ROOT:-$XB_REPO}/scripts/dev
-SOCK=${XB_DEV_DIR:?}/run/mysqld.sock
-
-worker_stopped=0
-dev() {
-    if "$DEV" "$@" >"$_API_TMP/dev.log" 2>&1; then return 0; fi
-    diag "scripts/dev $* failed: $(tail -n 5 "$_API_TMP/dev.log")"
-    return 1
-}
-at_exit 'if ((worker_stopped)); then dev worker start; fi'
-
-sql() {
-    mariadb --no-defaults --socket="$SOCK" --user="$(id -un)" --batch --skip-column-names \
-        xborder -e "$1"
-}
 
 # age_quotes WHERE: the quotes matching WHERE (of this platform) expired a
 # moment ago, as time would have made them; their transactions carry the
@@ -115,7 +100,7 @@ is_status 200 "the quote executes on its snapshot all the same"
 jis .status '"COMPLETED"' "COMPLETED"
 
 # --- 3. past its expiry a quote is EXPIRED for every rule, marked or not -------------------
-dev worker stop && worker_stopped=1
+worker_stop
 ok "$worker_stopped" "xborder-worker stopped (nothing marks quotes EXPIRED now)"
 mk_customer only-quote
 ONLY=$CUST
@@ -170,7 +155,7 @@ jis '[.data[] | select(.status == "CREATED")] | length' 0 "GET /transactions: no
 api POST "/quotes/$LAST_Q/execute"
 is_error 409 QUOTE_EXPIRED "a quote of the $N, past its expiry: 409 QUOTE_EXPIRED"
 
-dev worker start && worker_stopped=0
+worker_start
 ok "$((!worker_stopped))" "xborder-worker started again"
 out=$(xbctl ledger-check 2>&1)
 is "$?" 0 "xborderctl ledger-check is clean${out:+: $(tail -n 1 <<<"$out")}"

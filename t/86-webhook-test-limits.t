@@ -6,6 +6,7 @@
 # is answered at once while a slow endpoint keeps a test waiting.
 . "$(dirname "${BASH_SOURCE[0]}")/lib/api.sh"
 . "$(dirname "${BASH_SOURCE[0]}")/lib/webhooks.sh"
+. "$(dirname "${BASH_SOURCE[0]}")/lib/stack.sh"
 no_plan
 
 WORKERS=$(awk -F' *= *' '$1 == "workers" { print $2 }' "$XB_CONF")
@@ -75,11 +76,6 @@ jis .responseStatus 200 "B's next test: the endpoint's 200"
 
 # The platform's lease alone, seen from every pool (the database): held by
 # a test elsewhere, B is 429 while C runs; run out, it is taken over.
-SOCK=${XB_DEV_DIR:?}/run/mysqld.sock
-sql() {
-    mariadb --no-defaults --socket="$SOCK" --user="$(id -un)" --batch --skip-column-names \
-        xborder -e "$1"
-}
 B_PID=$(sql "SELECT platform_id FROM tokens WHERE id = '${B[1]}'")
 sql "INSERT INTO webhook_test_leases VALUES ('$B_PID', '$(uuid4)', UTC_TIMESTAMP(3) + INTERVAL 20 SECOND)"
 api "${B[@]}" POST /webhooks/test
