@@ -35,11 +35,11 @@ sql() {
 }
 
 # clear_failures TOKEN_ID: forgets the token's failed authentications.
-# Ten failures within a minute would turn the next attempt into 429
+# Ten failures from one address within a minute would turn the next attempt into 429
 # without any look at the secret (t/10-auth.t); clearing the count
 # between batches keeps every attempt below a real check of the secret.
 clear_failures() {
-    sql "UPDATE tokens SET auth_failures = 0, auth_failure_since = NULL WHERE id = '$1'"
+    sql "DELETE FROM auth_failures WHERE token_id = '$1'"
 }
 
 # run_until_every_worker WHAT ID SECRET STATUS COUNTER: GET /config with
