@@ -225,6 +225,7 @@ cl_node_start() {
         fi
         if db_ping; then
             [ -s "$RUN/mysqld.pid" ] || echo "$pid" >"$RUN/mysqld.pid"
+            db_private_socket
             break
         fi
         sleep 0.2
@@ -299,7 +300,10 @@ cl_write_confs() {
     for ((n = 1; n <= CL_NODES; n++)); do
         cl_node "$n"
         make_dirs
-        [ -s "$CONF" ] && continue
+        if [ -s "$CONF" ]; then
+            conf_private_socket
+            continue
+        fi
         (
             umask 077
             cat >"$CONF.tmp" <<EOF
@@ -313,7 +317,7 @@ db_name = xborder
 # before it was sent (README, "More than one machine").
 db_sync_wait = 1
 listen = unix:$FCGISOCK
-socket_mode = 0666
+socket_mode = 0660
 workers = 3
 max_requests = 10000
 base_path =

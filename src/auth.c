@@ -9,9 +9,15 @@
  * effect at once) and two constant-time compares.  The cache holds no
  * secret and no hash in the clear, and its key never leaves the process.
  *
- * Failures against an existing clientId are counted in the token row, so
- * every worker sees the same count; after AUTH_MAX_FAILURES within
- * AUTH_FAILURE_WINDOW seconds the clientId gets 429 without any hashing.
+ * Failures against an existing clientId are counted per client address
+ * in the database (auth_failures), so every worker sees the same count;
+ * after AUTH_MAX_FAILURES within AUTH_FAILURE_WINDOW seconds from one
+ * address the clientId gets 429 from that address without any hashing,
+ * while its owner elsewhere is served.
+ *
+ * Nothing but the token is read before the secret is proven: a route's
+ * data is read in the token's statement only for a secret this worker has
+ * proven before (token_read).
  *
  * Every failure costs the same: a wrong secret costs an argon2id run, so an
  * unknown or revoked clientId is checked against a dummy hash made once per
@@ -154,18 +160,42 @@ slot_of(const char *id)
 	return str_hash(id) % CACHE_SLOTS;
 }
 
-/* 1 when the cache proves that secret matches the token's stored hash. */
+/*
+ * 1 when this worker has proven secret for token id: the first half of a
+ * cache hit, known before the token's row is read.  Only then may the
+ * row be read together with the data it guards (decisions.md section 2).
+ */
 static int
-cache_hit(const char *id, const char *secret, const char *hash)
+cache_proven(const char *id, const char *secret)
 {
-	struct cache_slot *s = &cache[slot_of(id)];
-	unsigned char m1[32], m2[32];
+	const struct cache_slot *s = &cache[slot_of(id)];
+	unsigned char m[32];
 
 	if (!cache_key_ready || strcmp(s->id, id) != 0)
 		return 0;
-	mac(id, UUID_LEN, secret, strlen(secret), m1);
-	mac("h", 1, hash, strlen(hash), m2);
-	return ct_equal(m1, s->secret_mac, 32) & ct_equal(m2, s->hash_mac, 32);
+	mac(id, UUID_LEN, secret, strlen(secret), m);
+	return ct_equal(m, s->secret_mac, 32);
+}
+
+/* The second half: the proof was made against hash, the token's hash now. */
+static int
+cache_hash_holds(const char *id, const char *hash)
+{
+	const struct cache_slot *s = &cache[slot_of(id)];
+	unsigned char m[32];
+
+	mac("h", 1, hash, strlen(hash), m);
+	return strcmp(s->id, id) == 0 && ct_equal(m, s->hash_mac, 32);
+}
+
+/* Forgets what this worker proved for token id (revoked, or a new secret). */
+static void
+cache_drop(const char *id)
+{
+	struct cache_slot *s = &cache[slot_of(id)];
+
+	if (strcmp(s->id, id) == 0)
+		OPENSSL_cleanse(s, sizeof(*s));
 }
 
 static void
@@ -239,9 +269,9 @@ throttled(struct req *req, int64_t retry_after)
 }
 
 /*
- * The platform token id was last verified in by this worker, or NULL: a
- * guess of where to read a list before the token is read (a token's
- * platform never changes; the statement checks it anyway).
+ * The platform token id was verified in by this worker, or NULL: where to
+ * read a list before the token is read (a token's platform never changes;
+ * the statement checks it anyway).
  */
 static const char *
 cache_platform(const char *id)
@@ -252,27 +282,33 @@ cache_platform(const char *id)
 }
 
 /*
- * Reads the token and, in the same statement, what the route shows, kept
- * for the handler, who uses it only once the request is authenticated:
- * for RF_TXN_WITH_TOKEN the transaction (req->txn_prefetch; an id that
- * does not parse is left to the handler), for RF_LIST_WITH_TOKEN the
- * transactions' page in the platform this worker last verified the token
- * in (req->list_prefetch; a query that does not parse is left to the
- * handler, and so is a token not seen yet).
+ * Reads the token with the failures counted against it from addr.  For a
+ * secret this worker has proven for the token (proven), the same statement
+ * also reads what the route shows, kept for the handler, who uses it only
+ * once the request is authenticated: for RF_TXN_WITH_TOKEN the transaction
+ * (req->txn_prefetch; an id that does not parse is left to the handler),
+ * for RF_LIST_WITH_TOKEN the transactions' page in the platform this worker
+ * verified the token in (req->list_prefetch; a query that does not parse is
+ * left to the handler).  Credentials not proven yet read the token alone:
+ * nothing that depends on the request's data runs for them, so neither the
+ * time nor the statements of a refused request say anything of the data.
  */
 static int
-token_read(struct req *req, struct db *db, const char *id, struct token_auth *ta)
+token_read(struct req *req, struct db *db, const char *id, const char *addr, int proven,
+    struct token_auth *ta)
 {
 	char txn_id[UUID_LEN + 1];
 	struct txn_list_query q;
 	const char *platform;
 	unsigned flags = req->route != NULL ? req->route->flags : 0;
 
+	if (!proven)
+		return db_token_auth_get(db, id, addr, ta);
 	if ((flags & RF_TXN_WITH_TOKEN) &&
 	    ids_parse(req_param(req, 0), "Transaction", 0, txn_id) == 0) {
 		if (req->txn_prefetch == NULL)
 			req->txn_prefetch = xcalloc(1, sizeof(*req->txn_prefetch));
-		return db_token_auth_get_txn(db, id, txn_id, ta, req->txn_prefetch);
+		return db_token_auth_get_txn(db, id, addr, txn_id, ta, req->txn_prefetch);
 	}
 	if ((flags & RF_LIST_WITH_TOKEN) && (platform = cache_platform(id)) != NULL &&
 	    transactions_query_quiet(req, &q) == 0) {
@@ -280,26 +316,39 @@ token_read(struct req *req, struct db *db, const char *id, struct token_auth *ta
 			req->list_prefetch = xcalloc(1, sizeof(*req->list_prefetch));
 		/* A page this worker keeps needs only the version, to see it holds. */
 		if (transactions_list_kept(platform, &q))
-			return db_token_auth_get_version(db, id, ta, req->list_prefetch);
-		return db_token_auth_get_list(db, id, platform, &q.f, q.limit, q.cursor,
+			return db_token_auth_get_version(db, id, addr, ta, req->list_prefetch);
+		return db_token_auth_get_list(db, id, addr, platform, &q.f, q.limit, q.cursor,
 		    ta, req->list_prefetch);
 	}
-	return db_token_auth_get(db, id, ta);
+	return db_token_auth_get(db, id, addr, ta);
+}
+
+/*
+ * The client address failures are counted for: nginx's $remote_addr (at
+ * most 64 bytes; "" when the FastCGI request has none).
+ */
+static const char *
+client_addr(const struct req *req, char buf[65])
+{
+	str_copy(buf, 65, req->remote_addr != NULL ? req->remote_addr : "");
+	return buf;
 }
 
 int
 auth_or_reply(struct req *req)
 {
-	char id[UUID_LEN + 1], secret[128];
+	char id[UUID_LEN + 1], secret[128], addrbuf[65];
+	const char *addr = client_addr(req, addrbuf);
 	struct token_auth ta;
 	struct db *db;
-	int rc, ok, charged;
+	int rc, ok, charged, proven;
 
 	if (auth_parse_basic(req->authorization, id, secret, sizeof(secret)) < 0)
 		return unauthorized(req);
 	if ((db = req_db_or_reply(req)) == NULL)
 		goto fail;
-	rc = token_read(req, db, id, &ta);
+	proven = cache_proven(id, secret);
+	rc = token_read(req, db, id, addr, proven, &ta);
 	if (rc == DB_NOT_FOUND) {
 		/*
 		 * Nothing to count an unknown clientId against: nginx's
@@ -314,21 +363,27 @@ auth_or_reply(struct req *req)
 		req_db_fail(req, rc);
 		goto fail;
 	}
+	/* A token revoked or given a new secret ends this worker's proof at once. */
+	if (proven && (ta.revoked || !cache_hash_holds(id, ta.secret_hash))) {
+		cache_drop(id);
+		proven = 0;
+	}
 	if (ta.failures >= AUTH_MAX_FAILURES && ta.retry_after > 0) {
 		throttled(req, ta.retry_after);
 		token_auth_free(&ta);
 		goto fail;
 	}
-	if (!ta.revoked && cache_hit(id, secret, ta.secret_hash)) {
+	if (proven) {
 		stats_add(STAT_AUTH_CACHE_HITS, 1);
 		goto cached;
 	}
 	/*
 	 * Counted as a failure before the verification, in one statement:
 	 * however many workers check this clientId at once, no more than
-	 * AUTH_MAX_FAILURES argon2 runs happen within the window.
+	 * AUTH_MAX_FAILURES argon2 runs happen within the window for one
+	 * address.
 	 */
-	if ((rc = db_token_auth_charge(db, id, AUTH_MAX_FAILURES, &charged)) != DB_OK) {
+	if ((rc = db_token_auth_charge(db, id, addr, AUTH_MAX_FAILURES, &charged)) != DB_OK) {
 		token_auth_free(&ta);
 		req_db_fail(req, rc);
 		goto fail;
@@ -351,7 +406,7 @@ auth_or_reply(struct req *req)
 		unauthorized(req);
 		goto fail;
 	}
-	if ((rc = db_token_auth_refund(db, id)) != DB_OK) {
+	if ((rc = db_token_auth_refund(db, id, addr)) != DB_OK) {
 		token_auth_free(&ta);
 		req_db_fail(req, rc);
 		goto fail;

@@ -38,6 +38,8 @@ static const struct ckey keys[] = {
 	{ "db_port",		C_UINT, OFF(db_port), 1, 65535 },
 	{ "db_user",		C_STR, OFF(db_user), 0, 0 },
 	{ "db_password",	C_STR_OPT, OFF(db_password), 0, 0 },
+	{ "db_admin_user",	C_STR_OPT, OFF(db_admin_user), 0, 0 },
+	{ "db_admin_password",	C_STR_OPT, OFF(db_admin_password), 0, 0 },
 	{ "db_name",		C_STR, OFF(db_name), 0, 0 },
 	{ "db_sync_wait",	C_UINT, OFF(db_sync_wait), 0, 15 },
 	{ "listen",		C_STR, OFF(listen), 0, 0 },
@@ -72,6 +74,8 @@ conf_defaults(struct conf *c)
 	c->db_port = 3306;
 	c->db_user = xstrdup("xborder");
 	c->db_password = xstrdup("");
+	c->db_admin_user = xstrdup("");
+	c->db_admin_password = xstrdup("");
 	c->db_name = xstrdup("xborder");
 	c->listen = xstrdup("unix:/run/xborder/fcgi.sock");
 	c->socket_mode = 0660;
@@ -102,6 +106,8 @@ conf_free(struct conf *c)
 	free(c->db_host);
 	free(c->db_user);
 	free(c->db_password);
+	free(c->db_admin_user);
+	free(c->db_admin_password);
 	free(c->db_name);
 	free(c->listen);
 	free(c->base_path);
@@ -283,12 +289,18 @@ conf_parse(struct conf *c, const char *text, char *err, size_t errlen)
 int
 conf_load(struct conf *c, const char *path, char *err, size_t errlen)
 {
+	conf_defaults(c);
+	return conf_load_more(c, path, err, errlen);
+}
+
+int
+conf_load_more(struct conf *c, const char *path, char *err, size_t errlen)
+{
 	FILE *f;
 	char *text = NULL, inner[512];
 	size_t len = 0, cap = 0, n;
 	int rc;
 
-	conf_defaults(c);
 	if ((f = fopen(path, "r")) == NULL) {
 		snprintf(err, errlen, "%s: %s", path, strerror(errno));
 		return -1;

@@ -442,6 +442,33 @@ db_exec(struct db *db, const char *sql, const struct db_val *args,
 	return rc;
 }
 
+int
+db_lock_live(struct db *db, const char *sql, const char *platform, const char *id)
+{
+	struct db_val a[] = { DBS(platform), DBS(id) };
+	struct db_rows r;
+	int rc;
+
+	if ((rc = db_query(db, sql, a, NARGS(a), &r)) != DB_OK)
+		return rc;
+	rc = r.nrows == 0 ? DB_NOT_FOUND : db_cell_i64(&r, 0, 0) ? DB_GONE : DB_OK;
+	db_rows_free(&r);
+	return rc;
+}
+
+int
+db_exec_changed(struct db *db, const char *sql, const struct db_val *args,
+    size_t nargs, int *changed)
+{
+	uint64_t n = 0;
+	int rc;
+
+	/* Affected rows, not found rows: the connection has no CLIENT_FOUND_ROWS. */
+	rc = db_exec(db, sql, args, nargs, &n);
+	*changed = rc == DB_OK && n > 0;
+	return rc;
+}
+
 static int query(struct db *db, const char *sql, int keep, const struct db_val *args,
     size_t nargs, struct db_rows *out);
 

@@ -227,18 +227,8 @@ external_account_list_free(struct external_account *a, size_t n)
 static int
 lock_customer(struct db *db, const char *platform, const char *customer)
 {
-	static const char sql[] =
-	    "SELECT deleted_at IS NOT NULL FROM customers WHERE platform_id = ? AND id = ?"
-	    " FOR UPDATE";
-	struct db_val a[] = { DBS(platform), DBS(customer) };
-	struct db_rows r;
-	int rc;
-
-	if ((rc = db_query(db, sql, a, NARGS(a), &r)) != DB_OK)
-		return rc;
-	rc = r.nrows == 0 ? DB_NOT_FOUND : db_cell_i64(&r, 0, 0) ? DB_GONE : DB_OK;
-	db_rows_free(&r);
-	return rc;
+	return db_lock_live(db, "SELECT deleted_at IS NOT NULL FROM customers"
+	    " WHERE platform_id = ? AND id = ? FOR UPDATE", platform, customer);
 }
 
 static int
@@ -406,6 +396,14 @@ ext_delete_tx(struct db *db, void *arg)
 	if ((rc = db_exec(db, del, a, NARGS(a), &changed)) != DB_OK)
 		return rc;
 	return changed == 1 ? DB_OK : DB_NOT_FOUND;
+}
+
+int
+db_external_lock(struct db *db, const char *platform, const char *id)
+{
+	/* A locking read: the latest committed row, whatever the snapshot. */
+	return db_lock_live(db, "SELECT deleted_at IS NOT NULL FROM external_accounts"
+	    " WHERE platform_id = ? AND id = ? FOR UPDATE", platform, id);
 }
 
 int

@@ -97,7 +97,7 @@ db_ledger_apply(struct db *db, const char *memo, const struct posting_set *s,
 	/* Rows come in id order, as order[] is. */
 	for (size_t k = 0; k < n; k++) {
 		const struct posting *p = &s->p[order[k]];
-		int64_t balance, after;
+		int64_t balance, after, taken;
 		int overflow, sandbox;
 
 		if (strcmp(db_cell(&r, k, 0), p->account_id) != 0 ||
@@ -109,26 +109,28 @@ db_ledger_apply(struct db *db, const char *memo, const struct posting_set *s,
 		sandbox = strcmp(db_cell(&r, k, 2), ACCT_SANDBOX) == 0;
 		snprintf(platform[order[k]], sizeof(platform[0]), "%s", db_cell(&r, k, 4));
 		nets[k] = ledger_net(s, p->account_id, &overflow);
+		if (!overflow)
+			taken = ledger_taken(s, p->account_id, &overflow);
 		if (overflow) {
 			past_limit = 1;
 			continue;
 		}
-		switch (ledger_balance_after(balance, nets[k], sandbox, &after)) {
-		case LEDGER_OK:
-			break;
-		case LEDGER_PAST_LIMIT:
+		if (ledger_balance_after(balance, nets[k], sandbox, &after) == LEDGER_PAST_LIMIT)
 			past_limit = 1;
-			break;
-		case LEDGER_BELOW_ZERO:
+		/*
+		 * Every debit against the balance before the set, whatever the
+		 * set credits to the same account (a quote paid to the sender's
+		 * own address in the same currency still needs all it sends).
+		 */
+		if (!ledger_funds_cover(balance, taken, sandbox)) {
 			if (!short_of && shortfall != NULL) {
 				memcpy(shortfall->account_id, p->account_id,
 				    sizeof(shortfall->account_id));
 				memcpy(shortfall->currency, p->currency, sizeof(shortfall->currency));
 				shortfall->available = balance;
-				shortfall->requested = -nets[k];
+				shortfall->requested = taken;
 			}
 			short_of = 1;
-			break;
 		}
 	}
 	db_rows_free(&r);

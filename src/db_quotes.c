@@ -349,6 +349,18 @@ execute_tx(struct db *db, void *arg)
 	if ((rc = db_quote_get(db, x->platform, x->id, &q)) != DB_OK)
 		return rc;
 	rc = lock_customers(db, &q, &recv_pcid);
+	/*
+	 * The payout's external account must still be there (its owner, the
+	 * receiving customer, is locked: a deletion waits for this).  The
+	 * quote's other values are its snapshot and hold.
+	 */
+	if (rc == DB_OK && strcmp(q.dest_type, "EXTERNAL_ACCOUNT") == 0 &&
+	    (rc = db_external_lock(db, q.recv_platform_id, q.dest_ref)) != DB_OK) {
+		if (rc == DB_GONE || rc == DB_NOT_FOUND) {
+			*x->why = QUOTE_ACCOUNT_GONE;
+			rc = DB_GONE;
+		}
+	}
 	quote_free(&q);
 	if (rc != DB_OK)
 		goto out;
@@ -486,18 +498,30 @@ db_quote_expire_due(struct db *db, const char *platform, uint64_t *n)
 	    " AND executed_at IS NULL LIMIT 100";
 	struct db_val a[] = { DBSN(platform), DBSN(platform) };
 	struct db_rows r;
-	uint64_t count = 0;
+	uint64_t count = 0, batch;
+	size_t rows;
 	int rc;
 
-	if ((rc = db_query(db, due, a, NARGS(a), &r)) != DB_OK)
-		return rc;
-	for (size_t i = 0; i < r.nrows && rc == DB_OK; i++) {
-		struct expire_args e = { db_cell(&r, i, 0), 0 };
+	/*
+	 * Every due quote, a hundred at a time: a reader that expires only
+	 * some of them would show the rest QUOTE_READY past expiresAt.  A
+	 * batch whose quotes were all executed or expired meanwhile leaves
+	 * none due, so each round makes progress or ends it.
+	 */
+	do {
+		if ((rc = db_query(db, due, a, NARGS(a), &r)) != DB_OK)
+			break;
+		batch = 0;
+		rows = r.nrows;
+		for (size_t i = 0; i < r.nrows && rc == DB_OK; i++) {
+			struct expire_args e = { db_cell(&r, i, 0), 0 };
 
-		rc = db_transact(db, expire_tx, &e);
-		count += (uint64_t)e.done;
-	}
-	db_rows_free(&r);
+			rc = db_transact(db, expire_tx, &e);
+			batch += (uint64_t)e.done;
+		}
+		db_rows_free(&r);
+		count += batch;
+	} while (rc == DB_OK && rows == 100 && batch > 0);
 	if (n != NULL)
 		*n = count;
 	return rc;

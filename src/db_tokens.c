@@ -56,15 +56,15 @@ token_auth_from_row(const struct db_rows *r, struct token_auth *out)
 }
 
 int
-db_token_auth_get(struct db *db, const char *id, struct token_auth *out)
+db_token_auth_get(struct db *db, const char *id, const char *addr, struct token_auth *out)
 {
 	/*
 	 * Run for every request: kept cheap for the server to plan and run
 	 * (the failure window is worked out here, from one difference).
 	 */
 	static const char sql[] =
-	    "SELECT " TOKEN_AUTH_COLS TOKEN_AUTH_FROM " WHERE t.id = ?";
-	struct db_val a[] = { DBS(id) };
+	    "SELECT " TOKEN_AUTH_COLS TOKEN_AUTH_FROM TOKEN_AUTH_FAILURES_JOIN " WHERE t.id = ?";
+	struct db_val a[] = { DBS(addr), DBS(id) };
 	struct db_rows r;
 	int rc;
 
@@ -77,37 +77,52 @@ db_token_auth_get(struct db *db, const char *id, struct token_auth *out)
 }
 
 int
-db_token_auth_charge(struct db *db, const char *id, int max, int *charged)
+db_token_auth_charge(struct db *db, const char *id, const char *addr, int max, int *charged)
 {
-	/* Assignments run left to right: the window test reads the old start. */
+	/*
+	 * One statement: the row of (token, address) is made with one failure,
+	 * or counts one more (a new window when the old one closed), unless
+	 * max are counted within the window already; then nothing changes and
+	 * no row is affected.  Assignments run left to right: the window test
+	 * of `since` reads the old start.
+	 */
 	static const char sql[] =
-	    "UPDATE tokens SET"
-	    " auth_failures = IF(auth_failure_since > UTC_TIMESTAMP(3) - INTERVAL 60 SECOND,"
-	    "   auth_failures + 1, 1),"
-	    " auth_failure_since = IF(auth_failure_since > UTC_TIMESTAMP(3) - INTERVAL 60 SECOND,"
-	    "   auth_failure_since, UTC_TIMESTAMP(3))"
-	    " WHERE id = ? AND NOT (auth_failure_since > UTC_TIMESTAMP(3) - INTERVAL 60 SECOND"
-	    "   AND auth_failures >= ?)";
-	struct db_val a[] = { DBS(id), DBI(max) };
-	uint64_t n = 0;
-	int rc;
+	    "INSERT INTO auth_failures (token_id, addr, failures, since)"
+	    " VALUES (?, ?, 1, UTC_TIMESTAMP(3))"
+	    " ON DUPLICATE KEY UPDATE"
+	    " failures = IF(since > UTC_TIMESTAMP(3) - INTERVAL 60 SECOND,"
+	    "   IF(failures >= ?, failures, failures + 1), 1),"
+	    " since = IF(since > UTC_TIMESTAMP(3) - INTERVAL 60 SECOND, since, UTC_TIMESTAMP(3))";
+	struct db_val a[] = { DBS(id), DBS(addr), DBI(max) };
 
-	*charged = 0;
-	if ((rc = db_exec(db, sql, a, NARGS(a), &n)) != DB_OK)
-		return rc;
-	*charged = n == 1;
-	return DB_OK;
+	/* Inserted or updated: counted; the row as it was: throttled. */
+	return db_exec_changed(db, sql, a, NARGS(a), charged);
 }
 
 int
-db_token_auth_refund(struct db *db, const char *id)
+db_token_auth_refund(struct db *db, const char *id, const char *addr)
 {
 	static const char sql[] =
-	    "UPDATE tokens SET auth_failures = auth_failures - 1"
-	    " WHERE id = ? AND auth_failures > 0";
-	struct db_val a[] = { DBS(id) };
+	    "UPDATE auth_failures SET failures = failures - 1"
+	    " WHERE token_id = ? AND addr = ? AND failures > 0";
+	struct db_val a[] = { DBS(id), DBS(addr) };
 
 	return db_exec(db, sql, a, NARGS(a), NULL);
+}
+
+int
+db_auth_failures_purge(struct db *db, uint64_t *n)
+{
+	/* A row whose window closed an hour ago counts nothing any more. */
+	static const char sql[] =
+	    "DELETE FROM auth_failures WHERE since < UTC_TIMESTAMP(3) - INTERVAL 1 HOUR"
+	    " LIMIT 1000";
+	uint64_t k = 0;
+	int rc;
+
+	rc = db_exec(db, sql, NULL, 0, &k);
+	*n += k;
+	return rc;
 }
 
 void
@@ -191,6 +206,40 @@ db_token_revoke(struct db *db, const char *platform, const char *id, struct toke
 	if ((rc = db_exec(db, sql, a, NARGS(a), NULL)) != DB_OK)
 		return rc;
 	return db_token_get(db, platform, id, out);
+}
+
+int
+db_token_rotate_root(struct db *db, const char *platform, const char *hash,
+    char id[37])
+{
+	/*
+	 * Scoped by platform and issuer both times: only the operator-issued
+	 * token of this platform is ever read or changed here.
+	 */
+	static const char find[] =
+	    "SELECT id FROM tokens WHERE platform_id = ?"
+	    " AND issuer_type = 'operator_issued'";
+	static const char set[] =
+	    "UPDATE tokens SET secret_hash = ?, updated_at = UTC_TIMESTAMP(3)"
+	    " WHERE platform_id = ? AND id = ? AND issuer_type = 'operator_issued'";
+	struct db_val fa[] = { DBS(platform) };
+	struct db_rows r;
+	uint64_t n = 0;
+	int rc;
+
+	id[0] = '\0';
+	if ((rc = db_query_one(db, find, fa, NARGS(fa), &r)) != DB_OK)
+		return rc;
+	snprintf(id, 37, "%s", db_cell(&r, 0, 0));
+	db_rows_free(&r);
+	{
+		struct db_val sa[] = { DBS(hash), DBS(platform), DBS(id) };
+
+		if ((rc = db_exec(db, set, sa, NARGS(sa), &n)) != DB_OK)
+			return rc;
+	}
+	/* A new argon2 hash always differs (new salt): one row changed. */
+	return n == 1 ? DB_OK : DB_NOT_FOUND;
 }
 
 void

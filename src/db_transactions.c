@@ -145,7 +145,8 @@ db_txn_get_fresh(struct db *db, const char *platform, const char *id, struct txn
 }
 
 int
-db_token_auth_get_txn(struct db *db, const char *token_id, const char *txn_id,
+db_token_auth_get_txn(struct db *db, const char *token_id, const char *addr,
+    const char *txn_id,
     struct token_auth *ta, struct txn_prefetch *p)
 {
 	/*
@@ -162,9 +163,9 @@ db_token_auth_get_txn(struct db *db, const char *token_id, const char *txn_id,
 	    "SELECT " TOKEN_AUTH_COLS_NO_CONFIG ", " TXN_COLS_OF("x.") ", "
 	    TXN_QUOTE_DUE_OF("x") TOKEN_AUTH_FROM_NO_CONFIG
 	    " LEFT JOIN transactions x FORCE INDEX (PRIMARY)"
-	    " ON x.platform_id = t.platform_id AND x.id = ?"
+	    " ON x.platform_id = t.platform_id AND x.id = ?" TOKEN_AUTH_FAILURES_JOIN
 	    " WHERE t.id = ?";
-	struct db_val a[] = { DBS(txn_id), DBS(token_id) };
+	struct db_val a[] = { DBS(txn_id), DBS(addr), DBS(token_id) };
 	struct db_rows r;
 	int rc;
 
@@ -459,7 +460,7 @@ db_txn_list_sql(unsigned mask, int page)
 			    TXN_COLS_OF("x.") ", (SELECT %s), %s"
 			    TOKEN_AUTH_FROM_NO_CONFIG " LEFT JOIN %s ON TRUE LEFT JOIN transactions x"
 			    " FORCE INDEX (PRIMARY) ON x.id = page.id AND x.platform_id = t.platform_id"
-			    " WHERE t.id = ?",
+			    TOKEN_AUTH_FAILURES_JOIN " WHERE t.id = ?",
 			    count, due, ids);
 		else {
 			/*
@@ -474,7 +475,8 @@ db_txn_list_sql(unsigned mask, int page)
 			    TXN_COLS_OF("x.") ", (SELECT %s), %s, " LIST_VERSION_OF("t.platform_id")
 			    ", IF(x.status = 'CREATED', x.quote_expires_at, NULL)"
 			    " FROM transactions x FORCE INDEX (%s) JOIN tokens t"
-			    " ON t.id = ? AND t.platform_id = x.platform_id WHERE %s"
+			    " ON t.id = ? AND t.platform_id = x.platform_id" TOKEN_AUTH_FAILURES_JOIN
+			    " WHERE %s"
 			    " ORDER BY x.created_at DESC, x.id DESC LIMIT ?",
 			    count, due, index_of(mask), ids);
 		}
@@ -526,14 +528,15 @@ bind_page(const char *platform, const struct txn_filter *f, unsigned mask,
 	return k;
 }
 
-/* The values of the first page's statement (count, token, filter, limit). */
+/* The values of the first page's statement (count, token, address, filter, limit). */
 static size_t
 bind_first(const char *platform, const struct txn_filter *f, unsigned mask,
-    const char *token_id, int64_t limit, struct db_val *v)
+    const char *token_id, const char *addr, int64_t limit, struct db_val *v)
 {
 	size_t k = bind_filter(platform, f, mask, 1, v);
 
 	v[k++] = DBS(token_id);
+	v[k++] = DBS(addr);
 	k += bind_filter(platform, f, mask, 0, v + k);
 	v[k++] = DBI(limit);
 	return k;
@@ -563,11 +566,13 @@ db_txn_list_explain(struct db *db, const char *platform, const char *token_id,
 	if (page == 0)
 		k = bind_filter(platform, &sample, mask, 1, v);
 	else if (page == 3)
-		k = bind_first(platform, &sample, mask, token_id, 20, v);
+		k = bind_first(platform, &sample, mask, token_id, "127.0.0.1", 20, v);
 	else
 		k = bind_page(platform, &sample, mask, 20, 0, v);
-	if (page == 2)
+	if (page == 2) {
+		v[k++] = DBS("127.0.0.1");
 		v[k++] = DBS(token_id);
+	}
 	return explain(db, sql, v, k, out);
 }
 
@@ -650,7 +655,8 @@ db_txn_list(struct db *db, const char *platform, const struct txn_filter *f,
 }
 
 int
-db_token_auth_get_list(struct db *db, const char *token_id, const char *platform,
+db_token_auth_get_list(struct db *db, const char *token_id, const char *addr,
+    const char *platform,
     const struct txn_filter *f, int64_t limit, int64_t offset, struct token_auth *ta,
     struct txn_list_prefetch *p)
 {
@@ -676,7 +682,7 @@ db_token_auth_get_list(struct db *db, const char *token_id, const char *platform
 	 * the token's row in any case.
 	 */
 	if (offset == 0) {
-		k = bind_first(platform, f, mask, token_id, limit, v);
+		k = bind_first(platform, f, mask, token_id, addr, limit, v);
 		if ((rc = db_query(db, db_txn_list_sql(mask, 3), v, k, &r)) != DB_OK)
 			return rc;
 		if (r.nrows == 0)
@@ -685,6 +691,7 @@ db_token_auth_get_list(struct db *db, const char *token_id, const char *platform
 	}
 	if (r.nrows == 0) {
 		k = bind_page(platform, f, mask, limit, offset, v);
+		v[k++] = DBS(addr);
 		v[k++] = DBS(token_id);
 		if ((rc = db_query(db, db_txn_list_sql(mask, 2), v, k, &r)) != DB_OK)
 			return rc;
@@ -721,13 +728,15 @@ db_token_auth_get_list(struct db *db, const char *token_id, const char *platform
 }
 
 int
-db_token_auth_get_version(struct db *db, const char *token_id, struct token_auth *ta,
+db_token_auth_get_version(struct db *db, const char *token_id, const char *addr,
+    struct token_auth *ta,
     struct txn_list_prefetch *p)
 {
 	static const char sql[] =
 	    "SELECT " TOKEN_AUTH_COLS_NO_CONFIG ", " LIST_VERSION_OF("t.platform_id")
-	    ", UTC_TIMESTAMP(3)" TOKEN_AUTH_FROM_NO_CONFIG " WHERE t.id = ?";
-	struct db_val a[] = { DBS(token_id) };
+	    ", UTC_TIMESTAMP(3)" TOKEN_AUTH_FROM_NO_CONFIG TOKEN_AUTH_FAILURES_JOIN
+	    " WHERE t.id = ?";
+	struct db_val a[] = { DBS(addr), DBS(token_id) };
 	struct db_rows r;
 	int rc;
 
@@ -755,10 +764,17 @@ txn_list_prefetch_free(struct txn_list_prefetch *p)
 int
 db_txn_open_count(struct db *db, const char *customer_id, int64_t *count)
 {
-	/* A payout the bank will return is not finished until it is REFUNDED. */
+	/*
+	 * A payout the bank will return is not finished until it is REFUNDED.
+	 * A quote's transaction or a review case past its expiry is EXPIRED
+	 * for this rule too, whether the worker has marked it yet or not
+	 * (decisions.md section 1): neither can move any more.
+	 */
 	static const char sql[] =
 	    "SELECT COUNT(*) FROM transactions WHERE customer_id = ?"
-	    " AND (status IN ('CREATED', 'PENDING', 'PROCESSING')"
+	    " AND ((status IN ('CREATED', 'PENDING', 'PROCESSING')"
+	    "   AND NOT (status = 'CREATED' AND IFNULL(quote_expires_at <= UTC_TIMESTAMP(3), 0))"
+	    "   AND NOT (status = 'PENDING' AND IFNULL(review_expires_at <= UTC_TIMESTAMP(3), 0)))"
 	    " OR (status = 'COMPLETED' AND outcome = 'RETURNS'))";
 	struct db_val a[] = { DBS(customer_id) };
 	struct db_rows r;

@@ -341,3 +341,32 @@ db_wh_result(struct db *db, const char *id, long status, int64_t retry_s, int64_
 
 	return db_exec(db, sql, a, NARGS(a), NULL);
 }
+
+int
+db_wh_test_lease(struct db *db, const char *platform, const char *holder, int *got)
+{
+	/*
+	 * Taken when there is no row or its lease ran out; otherwise the row
+	 * stays as it is and no row is affected.  `holder` is assigned before
+	 * `until`, so both tests read the old `until`.
+	 */
+	static const char sql[] =
+	    "INSERT INTO webhook_test_leases (platform_id, holder, until)"
+	    " VALUES (?, ?, UTC_TIMESTAMP(3) + INTERVAL 30 SECOND)"
+	    " ON DUPLICATE KEY UPDATE"
+	    " holder = IF(until <= UTC_TIMESTAMP(3), VALUES(holder), holder),"
+	    " until = IF(until <= UTC_TIMESTAMP(3), VALUES(until), until)";
+	struct db_val a[] = { DBS(platform), DBS(holder) };
+
+	return db_exec_changed(db, sql, a, NARGS(a), got);
+}
+
+int
+db_wh_test_release(struct db *db, const char *platform, const char *holder)
+{
+	static const char sql[] =
+	    "DELETE FROM webhook_test_leases WHERE platform_id = ? AND holder = ?";
+	struct db_val a[] = { DBS(platform), DBS(holder) };
+
+	return db_exec(db, sql, a, NARGS(a), NULL);
+}

@@ -554,6 +554,14 @@ h_quotes_execute(struct req *req)
 	case DB_NOT_FOUND:
 		return resp_error(req, 404, "QUOTE_NOT_FOUND", "No such quote.", NULL);
 	case DB_GONE:
+		if (why == QUOTE_ACCOUNT_GONE) {
+			json_object *d = json_object_new_object();
+
+			json_object_object_add(d, "destination.accountId",
+			    json_object_new_string("the external account has been deleted"));
+			return resp_error(req, 410, "GONE",
+			    "The quote's external account has been deleted.", d);
+		}
 		return gone_reply(req, "A customer of this quote has been deleted.");
 	case DB_INSUFFICIENT:
 		return insufficient_reply(req, &shortfall);

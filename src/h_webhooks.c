@@ -23,6 +23,7 @@
 #include "xborder/db_webhooks.h"
 #include "xborder/db_wh_keys.h"
 #include "xborder/events.h"
+#include "xborder/gate.h"
 #include "xborder/handlers.h"
 #include "xborder/ids.h"
 #include "xborder/req.h"
@@ -130,8 +131,6 @@ h_webhooks_rotate(struct req *req)
 	json_object *o;
 	int rc;
 
-	if (req->json != NULL && json_object_object_length(req->json) > 0)
-		return resp_invalid(req, "body", "takes no body: send none or {}");
 	if ((db = req_db_or_reply(req)) == NULL)
 		return -1;
 	if ((rc = wh_keys_rotate(db, req->conf->webhook_signing_key, req->platform_id, &k,
@@ -150,15 +149,34 @@ h_webhooks_rotate(struct req *req)
 	return 0;
 }
 
+/*
+ * 429 RATE_LIMITED, Retry-After 10: a test of this platform is running, or
+ * as many tests as the pool allows at once.
+ */
+static int
+test_busy_reply(struct req *req)
+{
+	resp_header(req, "Retry-After", "10");
+	return resp_error(req, 429, "RATE_LIMITED", "A webhook test of this platform is"
+	    " running, or the service runs as many as it allows at once; retry later.", NULL);
+}
+
+/*
+ * The endpoint is called from this worker, for up to the delivery
+ * timeout: a platform runs one test at a time (a lease in the database,
+ * which every pool sees), and a pool gives tests at most a quarter of its
+ * workers, rounded up (gate.h), so no tenant's slow endpoint can hold the
+ * workers everyone else needs.
+ */
 int
 h_webhooks_test(struct req *req)
 {
 	struct wh_call call;
 	struct platform_config cfg;
-	char id[UUID_LEN + 1], sig[WH_SIG_HEADER_MAX], err[256], *body;
+	char id[UUID_LEN + 1], holder[UUID_LEN + 1], sig[WH_SIG_HEADER_MAX], err[256], *body;
 	struct db *db;
 	json_object *o;
-	int rc;
+	int rc, place, got;
 
 	if ((db = req_db_or_reply(req)) == NULL)
 		return -1;
@@ -176,6 +194,18 @@ h_webhooks_test(struct req *req)
 		free(body);
 		platform_config_free(&cfg);
 		return keys_fail(req, rc, err);
+	}
+	if ((place = gate_enter((req->conf->workers + 3) / 4)) == -1) {
+		free(body);
+		platform_config_free(&cfg);
+		return test_busy_reply(req);
+	}
+	ids_uuid4(holder);
+	if ((rc = db_wh_test_lease(db, req->platform_id, holder, &got)) != DB_OK || !got) {
+		gate_leave(place);
+		free(body);
+		platform_config_free(&cfg);
+		return rc != DB_OK ? req_db_fail(req, rc) : test_busy_reply(req);
 	}
 	memset(&call, 0, sizeof(call));
 	call.url = cfg.webhook;
@@ -196,6 +226,9 @@ h_webhooks_test(struct req *req)
 		    json_object_new_string(call.response != NULL ? call.response : ""));
 		resp_json(req, 200, o);
 	}
+	gate_leave(place);
+	/* Not given back (the database failed meanwhile): it runs out in 30 s. */
+	(void)db_wh_test_release(db, req->platform_id, holder);
 	wh_call_free(&call);
 	free(body);
 	platform_config_free(&cfg);
@@ -268,7 +301,7 @@ h_webhooks_retry(struct req *req)
 	struct db *db;
 	int rc;
 
-	if (ids_parse(req_param(req, 0), "Webhook", 1, id) < 0 || !ids_is_uuid4(id))
+	if (ids_parse(req_param(req, 0), "Webhook", 0, id) < 0 || !ids_is_uuid4(id))
 		return resp_invalid(req, "webhookId", "must be Webhook:<uuid>");
 	if ((db = req_db_or_reply(req)) == NULL)
 		return -1;

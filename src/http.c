@@ -425,7 +425,7 @@ http_body_or_reply(struct req *req)
 		}
 	}
 	req->body[req->body_len] = '\0';
-	if (req->body_len == 0 && (req->route->flags & RF_BODY_OPT))
+	if (req->body_len == 0 && (req->route->flags & (RF_BODY_OPT | RF_BODY_NONE)))
 		return 0;
 	if (req->body_len > 0 || (req->content_type != NULL && *req->content_type)) {
 		if (!http_is_json_type(req->content_type))
@@ -438,6 +438,9 @@ http_body_or_reply(struct req *req)
 		return resp_invalid(req, "body", "must be well-formed JSON");
 	if (!json_object_is_type(req->json, json_type_object))
 		return resp_invalid(req, "body", "must be a JSON object");
+	/* An operation that takes no body: nothing but an empty object. */
+	if ((req->route->flags & RF_BODY_NONE) && json_object_object_length(req->json) > 0)
+		return resp_invalid(req, "body", "this operation takes no body: send none, or {}");
 	{
 		char path[256];
 		const char *rule;

@@ -96,6 +96,28 @@ ledger_net(const struct posting_set *s, const char *account_id, int *overflow)
 	return (int64_t)sum;
 }
 
+int64_t
+ledger_taken(const struct posting_set *s, const char *account_id, int *overflow)
+{
+	__int128 sum = 0;
+
+	*overflow = 0;
+	for (size_t i = 0; i < s->n; i++)
+		if (s->p[i].amount < 0 && strcmp(s->p[i].account_id, account_id) == 0)
+			sum -= s->p[i].amount;
+	if (sum > INT64_MAX) {
+		*overflow = 1;
+		return 0;
+	}
+	return (int64_t)sum;
+}
+
+int
+ledger_funds_cover(int64_t balance, int64_t taken, int may_go_negative)
+{
+	return may_go_negative || (__int128)balance >= (__int128)taken;
+}
+
 enum ledger_bound
 ledger_balance_after(int64_t balance, int64_t net, int may_go_negative, int64_t *out)
 {

@@ -140,7 +140,8 @@ pre_handler(struct req *req)
 	}
 	if ((req->route->flags & RF_PLATFORM_HDR) && platform_scope_or_reply(req) < 0)
 		return -1;
-	if ((req->route->flags & (RF_BODY | RF_BODY_OPT)) && http_body_or_reply(req) < 0)
+	if ((req->route->flags & (RF_BODY | RF_BODY_OPT | RF_BODY_NONE)) &&
+	    http_body_or_reply(req) < 0)
 		return -1;
 	return 0;
 }

@@ -100,19 +100,20 @@ const struct route_def routes[ROUTE__MAX] = {
 	[ROUTE_GET_QUOTES_ONE] =
 	    { M_GET, "/quotes/{quoteId}", h_quotes_get, PERM_VIEW, 0 },
 	[ROUTE_POST_QUOTES_ONE_EXECUTE] =
-	    { M_POST, "/quotes/{quoteId}/execute", h_quotes_execute, PERM_MANAGE, 0 },
+	    { M_POST, "/quotes/{quoteId}/execute", h_quotes_execute, PERM_MANAGE,
+	      RF_BODY_NONE },
 	[ROUTE_GET_WEBHOOKS_SIGNING_KEY] =
 	    { M_GET, "/webhooks/signing-key", h_webhooks_signing_key, PERM_VIEW, 0 },
 	[ROUTE_POST_WEBHOOKS_SIGNING_KEY_ROTATE] =
 	    { M_POST, "/webhooks/signing-key/rotate", h_webhooks_rotate, PERM_MANAGE,
-	      RF_BODY_OPT },
+	      RF_BODY_NONE },
 	[ROUTE_POST_WEBHOOKS_TEST] =
-	    { M_POST, "/webhooks/test", h_webhooks_test, PERM_MANAGE, 0 },
+	    { M_POST, "/webhooks/test", h_webhooks_test, PERM_MANAGE, RF_BODY_NONE },
 	[ROUTE_GET_WEBHOOKS_DELIVERIES] =
 	    { M_GET, "/webhooks/deliveries", h_webhooks_deliveries, PERM_VIEW, 0 },
 	[ROUTE_POST_WEBHOOKS_DELIVERIES_ONE_RETRY] =
 	    { M_POST, "/webhooks/deliveries/{webhookId}/retry", h_webhooks_retry,
-	      PERM_MANAGE, 0 },
+	      PERM_MANAGE, RF_BODY_NONE },
 };
 
 const size_t nroutes = ROUTE__MAX;

@@ -7,7 +7,8 @@
 #    Documentation=;
 #  - the socket of xborder-fcgi.socket is the upstream of the nginx site and
 #    the path-prefix example, and the default `listen` of the example
-#    configuration;
+#    configuration; neither the unit (SocketMode=) nor the example
+#    (socket_mode) lets anyone but its owner and group reach it;
 #  - every snippet the sites (and the snippets) include is in nginx's
 #    snippets/ directory;
 #  - the man pages name the same configuration file and socket;
@@ -54,6 +55,14 @@ sock=$(unit_values "$UNITS/xborder-fcgi.socket" ListenStream)
 like "$sock" '^/' "xborder-fcgi.socket listens on a unix socket ($sock)"
 is "$(sed -n 's/^listen = unix://p' "$D$CONF.example")" "$sock" \
     "the example configuration listens on the socket of xborder-fcgi.socket"
+# no_others MODE: 1 when the octal MODE gives others nothing.
+no_others() { [[ $1 =~ ^0?[0-7]{3}$ ]] && (((8#$1 & 8#007) == 0)) && echo 1; }
+smode=$(unit_values "$UNITS/xborder-fcgi.socket" SocketMode)
+ok "$(no_others "$smode")" "xborder-fcgi.socket: SocketMode=$smode gives others nothing"
+is "$(unit_values "$UNITS/xborder-fcgi.socket" SocketGroup)" www-data \
+    "xborder-fcgi.socket: SocketGroup=www-data, the group nginx's workers run in"
+cmode=$(sed -n 's/^socket_mode = //p' "$D$CONF.example")
+ok "$(no_others "$cmode")" "the example configuration: socket_mode = $cmode gives others nothing"
 
 # --- the nginx site and the path-prefix example -----------------------------------
 # includes FILE: the relative snippets/ includes of an nginx file.

@@ -32,7 +32,10 @@
 #                     Debian's, which includes sites-enabled/*
 #   curl              the same request to the test's port
 # Everything else (install, sed, openssl, ln, xborderctl, xborder-fcgi -t)
-# is the real command on the installed files.  Every process the test
+# is the real command on the installed files.  Afterwards: the service's
+# database user may only read and write rows (CREATE, ALTER, DROP are
+# refused; migrate needs the administrative user's file) and the service
+# runs with it, reads and writes.  Every process the test
 # starts runs in a process group of its own and is stopped by its id at
 # exit, even on failure.
 . "$(dirname "${BASH_SOURCE[0]}")/lib/install.sh"
@@ -419,6 +422,50 @@ exe=
 is "$exe" "$T$DIR_sbindir/xborder-worker" "the installed xborder-worker runs"
 key=$(sed -n 's/^webhook_signing_key = //p' "$T$DIR_sysconfdir/xborder/xborder.conf")
 ok "$([[ $key == "$T"/var/lib/xborder/* && -s $key ]] && echo 1)" "webhook-keygen wrote the signing key in /var/lib/xborder"
+
+# --- the database users -------------------------------------------------------------
+ETC=$T$DIR_sysconfdir/xborder
+# as_db USER PASSWORD SQL: SQL in the database as USER (the password in
+# the environment, not on the command line).
+as_db() {
+    MYSQL_PWD=$2 command mariadb --no-defaults --socket="$DB_SOCK" --user="$1" --batch \
+        --skip-column-names xborder -e "$3" 2>&1
+}
+ok "$([[ -n ${DBPW:-} && -n ${DBADMINPW:-} && $DBPW != "$DBADMINPW" ]] && echo 1)" \
+    "the steps made two database passwords (DBPW, DBADMINPW)"
+is "$(as_db xborder "${DBPW:-}" "SHOW GRANTS FOR CURRENT_USER()" | grep -v '^GRANT USAGE ON \*\.\* ')" \
+    'GRANT SELECT, INSERT, UPDATE, DELETE ON `xborder`.* TO `xborder`@`localhost`' \
+    "the service's database user: SELECT, INSERT, UPDATE, DELETE on xborder, nothing more"
+for sql in "CREATE TABLE t16_probe (id INT PRIMARY KEY)" "ALTER TABLE tokens ADD COLUMN t16_probe INT" \
+    "DROP TABLE tokens" "CREATE INDEX t16_probe ON tokens (name)"; do
+    like "$(as_db xborder "${DBPW:-}" "$sql")" "ERROR 1142 .*command denied to user 'xborder'" \
+        "the service's database user is refused: $sql"
+done
+is "$(as_db xborder_admin "${DBADMINPW:-}" "SELECT COUNT(*) FROM schema_migrations")" \
+    "$(find "$XB_ROOT/schema" -name '[0-9][0-9][0-9]_*.sql' | wc -l)" \
+    "every migration was applied, by the administrative user"
+is "$(grep -c '^[[:space:]]*db_admin' "$ETC/xborder.conf")" 0 \
+    "xborder.conf, which the services read, holds no administrative credentials"
+is "$(stat -c %a "$ETC/xborder-admin.conf" 2>/dev/null)" 600 "xborder-admin.conf is 0600"
+if out=$(xborderctl -c "$ETC/xborder.conf" migrate 2>&1); then rc=0; else rc=$?; fi
+ok "$((rc != 0))" "migrate with xborder.conf alone fails: the service's user may not change the schema"
+like "$out" "command denied" "... refused by the database"
+if out=$(xborderctl -c "$ETC/xborder.conf" -c "$ETC/xborder-admin.conf" migrate 2>&1); then rc=0; else rc=$?; fi
+is "$rc $out" "0 up to date" "migrate with both files, as the README does: up to date"
+
+# The service, as the service's user: it writes (a token) and reads it back.
+creds="$(jq -r .clientId <<<"${PLATFORM:-}" 2>/dev/null):$(jq -r .clientSecret <<<"${PLATFORM:-}" 2>/dev/null)"
+code=$(command curl -sk --max-time 10 -o "$INSTALL_TMP/token.json" -w '%{http_code}' \
+    --resolve "api.example.com:$PORT:127.0.0.1" -u "$creds" -H 'Content-Type: application/json' \
+    -d '{"name":"t16-write","permissions":["view"]}' "https://api.example.com:$PORT/tokens")
+is "$code" 201 "POST /tokens through the installed stack: 201 (the service's user inserts)"
+tid=$(jq -r .id "$INSTALL_TMP/token.json" 2>/dev/null)
+code=$(command curl -sk --max-time 10 -o /dev/null -w '%{http_code}' \
+    --resolve "api.example.com:$PORT:127.0.0.1" -u "$creds" "https://api.example.com:$PORT/tokens/$tid")
+is "$code" 200 "GET /tokens/$tid: 200"
+is "$(mariadb --batch --skip-column-names -e "SELECT DISTINCT user FROM information_schema.processlist
+        WHERE db = 'xborder' AND user LIKE 'xborder%' ORDER BY user")" xborder \
+    "the running services are connected as the service's user only"
 
 stop_all
 done_testing

@@ -61,6 +61,12 @@ wait_for "[[ \$(sql \"SELECT attempts FROM jobs WHERE ref_id = '$POISON'\") -ge 
 is "$(sql "SELECT attempts >= 1, done_at IS NULL, last_error FROM jobs WHERE ref_id = '$POISON'")" \
     "$(printf '1\t1\tinsufficient balance')" "the failing job: attempted, not done, its error recorded"
 is "$(sql "SELECT status FROM transactions WHERE id = '$POISON'")" PENDING "its payout stays PENDING"
+# The worker writes a batch's job lines after its commit, which is what the
+# waits above saw: wait for the lines themselves.
+wait_log "$WLOG" "$lines0" "msg=job .*platform_id=$NP_ID .*outcome=done" 5 10 ||
+    diag "    5 outcome=done job lines of the platform not logged within 10 s"
+wait_log "$WLOG" "$lines0" "msg=job .*ref_id=$POISON .*outcome=retry" 1 10 ||
+    diag "    the failing job's outcome=retry line not logged within 10 s"
 log=$(tail -n +"$((lines0 + 1))" "$WLOG" | grep "msg=job .*platform_id=$NP_ID")
 like "$(grep "ref_id=$POISON" <<<"$log")" 'outcome=retry .*error=' "the worker logged the failure (outcome=retry, error)"
 is "$(grep -c 'outcome=done' <<<"$log")" 5 "5 job lines with outcome=done"

@@ -70,8 +70,11 @@ lines0=$(wc -l <"$WLOG")
 "$DEV" worker start >/dev/null 2>&1
 ok "$(wait_for "[[ \$(sql \"SELECT COUNT(*) FROM idempotency_keys WHERE platform_id = '$P'\") == 1 ]]" 30 && echo 1)" \
     "every expired idempotency record of the platform is gone"
+# The second purge deleted the last of them with its first statement; it
+# logs its line after its statements on jobs and every platform's events.
+wait_log "$WLOG" "$lines0" 'msg="purged ' 2 10 || diag "    no second purge line within 10 s"
 purges=$(tail -n +"$((lines0 + 1))" "$WLOG" | grep 'msg="purged ')
-like "$(head -n 1 <<<"$purges")" 'purged [0-9]+ expired idempotency keys, old jobs and old webhook events \(more to purge\)' \
+like "$(head -n 1 <<<"$purges")" 'purged [0-9]+ expired idempotency keys, old jobs, old webhook events and closed authentication failure counts \(more to purge\)' \
     "the first purge stops at its bound and says rows are left"
 ok "$(($(grep -c 'msg="purged ' <<<"$purges") >= 2))" "a second purge followed (not a minute later)"
 is "$(sql "SELECT idem_key FROM idempotency_keys WHERE platform_id = '$P'")" live \

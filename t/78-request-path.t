@@ -346,6 +346,9 @@ ok "$(awk -v s="$st" -v n="$K" 'BEGIN { exit !(s / n <= 14.5) }' && echo 1)" \
 sleep 0.5 # every settlement job is due
 kill -CONT "$wpid"
 ok "$(wait_for '[[ $(pending) == 0 ]]' 30 && echo 1)" "transfer-out: the $K payouts settle"
+# A batch's job lines are written after its commit, which is what pending
+# saw: wait for the last batch's lines too.
+wait_log "$WLOG" "$wlines" ' msg=job .* outcome=done' "$K" 10 || diag "    fewer than $K outcome=done job lines within 10 s"
 read -r jobs per_job < <(tail -n +"$((wlines + 1))" "$WLOG" | grep ' msg=job ' |
     awk '{ for (i = 1; i <= NF; i++) { split($i, kv, "="); v[kv[1]] = kv[2] }
            if (v["outcome"] == "done") { n++; s += v["db_statements"] / v["batch"] } }

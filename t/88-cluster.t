@@ -372,7 +372,15 @@ for n in 1 2 3; do
 done
 
 # --- two workers, no job done twice ----------------------------------------------------------------------
-# Both workers log one line per job run (msg=job ... job_id=N outcome=done).
+# Both workers log one line per job run (msg=job ... job_id=N outcome=done),
+# after the batch's commit that the settled states above already showed:
+# waited for until both logs hold a done settlement line per transaction.
+ntx=$(jq -s '.[0] + .[1] | length' "$W/listed.L.json" "$W/listed.H.json")
+settled_lines() {
+    cat "$XB_CLUSTER_DIR"/node[23]/log/xborder-worker.log | grep 'msg=job ' |
+        grep -E "platform_id=($L_ID|$H_ID) " | grep 'outcome=done' | grep -c 'job=settle '
+}
+wait_for '(($(settled_lines) >= ntx))' 30 || diag "cluster: $(settled_lines) settlement lines for $ntx transactions after 30 s"
 for n in 2 3; do
     grep -h 'msg=job ' "$XB_CLUSTER_DIR/node$n/log/xborder-worker.log" |
         grep -E "platform_id=($L_ID|$H_ID) " | sed "s/^/worker$n /" >>"$W/jobs.log"
@@ -387,7 +395,6 @@ overtaken=$(cat "$XB_CLUSTER_DIR"/node[23]/log/xborder-worker.log | grep -c 'was
 wretried=$(cat "$XB_CLUSTER_DIR"/node[23]/log/xborder-worker.log | grep -c 'transaction retried' || true)
 diag "cluster: workers: $done_by jobs done; $wretried transactions retried on conflicts, $overtaken claims found overtaken at their last write"
 njobs=$(grep 'outcome=done' "$W/jobs.log" | grep -c 'job=settle ')
-ntx=$(jq -s '.[0] + .[1] | length' "$W/listed.L.json" "$W/listed.H.json")
 is "$njobs" "$ntx" "one settlement job done per transaction"
 
 # --- webhooks: delivered by both workers, each as many times as its attempts say ---------------------

@@ -187,7 +187,18 @@ fee_balance USD
 f_0=$FEE
 fee_balance EUR
 fe_0=$FEE
-api POST "/quotes/$Q1/execute"
+# Execution takes no body: anything but none or {} is 400 naming body,
+# before the quote is looked up, and nothing moves.
+for b in '{"quoteId":"x"}' '[1]' '{"a"'; do
+    api POST "/quotes/$Q1/execute" "$b"
+    is_error 400 INVALID_REQUEST "execute Q1 with the body '$b': 400"
+    has_details body "execute Q1 with the body '$b': details names body"
+done
+api POST "/quotes/Quote:$(uuid4)/execute" '{"a":1}'
+is_error 400 INVALID_REQUEST "execute an unknown quote with a body: 400 (the form before existence)"
+api GET "/quotes/$Q1"
+jis '.executedAt' null "after the refused bodies: Q1 not executed"
+api POST "/quotes/$Q1/execute" '{}'
 is_status 200 "execute Q1: 200"
 quote_tx_shape "execute Q1"
 jis "$QUOTE_TX_FIELDS" "$(quote_tx_of "$q1")" "execute Q1: the quote's transaction"

@@ -117,6 +117,14 @@ api GET /config
 jis .webhookEndpoint null "a new platform has no webhookEndpoint"
 api POST /webhooks/test
 is_error 400 WEBHOOK_ENDPOINT_NOT_CONFIGURED "POST /webhooks/test without an endpoint"
+# The body is refused before the endpoint's configuration is looked at.
+for b in '{"url":"http://127.0.0.1/"}' 'null' '{'; do
+    api POST /webhooks/test "$b"
+    is_error 400 INVALID_REQUEST "POST /webhooks/test with the body '$b': 400 before the endpoint check"
+    has_details body "POST /webhooks/test with the body '$b': details names body"
+done
+api POST /webhooks/test '{}'
+is_error 400 WEBHOOK_ENDPOINT_NOT_CONFIGURED "POST /webhooks/test with {}: accepted as no body"
 jis .details '{}' "WEBHOOK_ENDPOINT_NOT_CONFIGURED: details {}"
 
 mk_customer t94-a
@@ -276,14 +284,16 @@ done
 u=$(uuid4)
 api POST "$DLV/Webhook:$u/retry"
 is_error 404 NOT_FOUND "retry of an unknown Webhook:<uuid4>"
+# Path ids take the prefixed form (decisions.md section 1): a bare uuid is malformed.
 api POST "$DLV/$u/retry"
-is_error 404 NOT_FOUND "retry of an unknown bare uuid4"
+is_error 400 INVALID_REQUEST "retry of a bare uuid4: malformed"
+has_details webhookId "retry of a bare uuid4: details names webhookId"
 api POST "$DLV/$TEST_ID/retry"
 is_error 404 NOT_FOUND "retry of a TEST event's id"
 api POST "$DLV/$B_EV/retry"
 is_error 404 NOT_FOUND "A: retry of B's event"
 api POST "$DLV/${B_EV#Webhook:}/retry"
-is_error 404 NOT_FOUND "A: retry of B's event by its bare uuid"
+is_error 400 INVALID_REQUEST "A: retry of B's event by its bare uuid: malformed"
 api "${B[@]}" POST "$DLV/$E1/retry"
 is_error 404 NOT_FOUND "B (no endpoint): retry of A's event is 404"
 sleep 0.5
@@ -317,9 +327,21 @@ item_shape "delivered item" "$WH_ITEM"
 # The bare uuid form, and a second retry of a DELIVERED event.
 E2=$(jq -r '.[0]' <<<"$ids") # the newest: the transfer-out's COMPLETED
 api POST "$DLV/${E2#Webhook:}/retry"
-is_status 200 "retry by the bare uuid: 200"
-jis '[.id, .status, .attempts]' "[\"$E2\",\"PENDING\",0]" "retry by the bare uuid: the item with its Webhook: id, PENDING"
-if wh_wait_event "$E2" 10 /t94/ok; then pass "the event retried by bare uuid arrives"; else fail "the event retried by bare uuid arrives"; fi
+is_error 400 INVALID_REQUEST "retry of a logged event by its bare uuid: malformed, not retried"
+has_details webhookId "retry by the bare uuid: details names webhookId"
+# A body: the retry takes none (empty or {}); anything else is refused
+# before the event is looked up, and nothing is sent.
+for b in '{"now":true}' '[]' 'not json' '{}x'; do
+    api POST "$DLV/$E2/retry" "$b"
+    is_error 400 INVALID_REQUEST "retry with the body '$b': 400"
+    has_details body "retry with the body '$b': details names body"
+done
+api POST "$DLV/Webhook:$(uuid4)/retry" '{"x":1}'
+is_error 400 INVALID_REQUEST "retry of an unknown event with a body: 400 (the form before existence)"
+api POST "$DLV/$E2/retry" '{}'
+is_status 200 "retry with the body {}: 200"
+jis '[.id, .status, .attempts]' "[\"$E2\",\"PENDING\",0]" "retry with {}: the item with its Webhook: id, PENDING"
+if wh_wait_event "$E2" 10 /t94/ok; then pass "the event retried arrives"; else fail "the event retried arrives"; fi
 n_received=$((n_received + 1))
 api POST "$DLV/$E1/retry"
 is_status 200 "retry of a DELIVERED event: 200"

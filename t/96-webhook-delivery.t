@@ -165,6 +165,8 @@ wh_set /t96/hang '{"codes":[200]}' # later attempts succeed
 
 # --- 500 forever --------------------------------------------------------------------------
 if ((FAST)); then
+    # The third attempt comes base + 2 * base after the first.
+    wh_wait_count /t96/f 3 $((WH_BASE * 3 + 15))
     r=$(wh_reqs /t96/f)
     g=$(gaps "$r")
     note "500 forever: $(jq length <<<"$r") attempts so far, pauses $g ms"
@@ -256,11 +258,7 @@ if [[ $wpid =~ ^[0-9]+$ ]] && [[ $(cat "/proc/$wpid/comm" 2>/dev/null) == xborde
     ok "$(($(jq '[.[] | select(.answered == "hang") | .body | fromjson | .id] | unique | length' <<<"$r") >= 1))" \
         "SIGKILL case: at least one event hung at the kill and was delivered again after it"
     wh_check_sigs "SIGKILL case" "$r" "$WH_DIR/key-K.pem"
-    deadline=$((SECONDS + 10))
-    until wh_deliveries "${K[@]}" && [[ $(jq -c '[.[].status] | unique' <<<"$WH_ITEMS") == '["DELIVERED"]' ]]; do
-        ((SECONDS >= deadline)) && break
-        sleep 0.3
-    done
+    wh_wait_delivered 10 "${K[@]}"
     jis '[.[].status] | unique' '["DELIVERED"]' "SIGKILL case: K's log shows every event DELIVERED" "$WH_ITEMS"
     count_checked "$r"
 else

@@ -15,6 +15,8 @@ struct conf {
 	unsigned	 db_port;
 	char		*db_user;
 	char		*db_password;
+	char		*db_admin_user;	/* xborderctl migrate's; "": db_user */
+	char		*db_admin_password;
 	char		*db_name;
 	unsigned	 db_sync_wait;	/* wsrep_sync_wait of every session; 0: the server's */
 	char		*listen;	/* "unix:/path" or "host:port" */
@@ -55,6 +57,13 @@ int conf_parse(struct conf *c, const char *text, char *err, size_t errlen);
  * with "PATH:LINE: message" (or the I/O error) in err.
  */
 int conf_load(struct conf *c, const char *path, char *err, size_t errlen);
+
+/*
+ * Parses the file at path into c, over what c holds already (defaults and
+ * earlier files): a key it sets replaces the earlier value.  Errors as for
+ * conf_load.
+ */
+int conf_load_more(struct conf *c, const char *path, char *err, size_t errlen);
 
 /* Releases every string of c. */
 void conf_free(struct conf *c);

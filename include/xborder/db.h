@@ -83,6 +83,23 @@ int db_exec(struct db *db, const char *sql, const struct db_val *args,
     size_t nargs, uint64_t *affected);
 
 /*
+ * Runs sql, a locking read of one row by (platform, id) whose first column
+ * says whether the row is deleted (e.g. "SELECT deleted_at IS NOT NULL
+ * FROM t WHERE platform_id = ? AND id = ? FOR UPDATE"): DB_OK (live),
+ * DB_GONE (deleted), DB_NOT_FOUND (no such row) or a failure.
+ */
+int db_lock_live(struct db *db, const char *sql, const char *platform, const char *id);
+
+/*
+ * db_exec() of a statement that changes a row or nothing, e.g. an INSERT
+ * ... ON DUPLICATE KEY UPDATE that leaves the row as it is when a
+ * condition fails: *changed is 1 when a row was inserted or changed, else
+ * 0 (set to 0 on failure too).
+ */
+int db_exec_changed(struct db *db, const char *sql, const struct db_val *args,
+    size_t nargs, int *changed);
+
+/*
  * Prepares, executes and discards a statement whose text is not static
  * (migrations); nothing is cached.
  */

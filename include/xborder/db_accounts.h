@@ -96,6 +96,12 @@ int db_external_list(struct db *db, const char *platform, const char *customer,
     struct external_account **out, size_t *n, int64_t *total);
 
 /*
+ * Inside the caller's transaction: locks external account id of platform.
+ * DB_OK (live), DB_GONE (deleted), DB_NOT_FOUND or a failure.
+ */
+int db_external_lock(struct db *db, const char *platform, const char *id);
+
+/*
  * Deletes account id of customer: DB_OK, DB_NOT_FOUND (not that customer's
  * live account, or no such customer), DB_GONE (customer deleted).
  */

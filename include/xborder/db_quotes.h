@@ -41,7 +41,8 @@ struct quote {
 };
 
 /* Why an execution was refused (DB_CONFLICT). */
-enum quote_refusal { QUOTE_OK, QUOTE_ALREADY_EXECUTED, QUOTE_EXPIRED, QUOTE_BLOCKED };
+enum quote_refusal { QUOTE_OK, QUOTE_ALREADY_EXECUTED, QUOTE_EXPIRED, QUOTE_BLOCKED,
+	QUOTE_ACCOUNT_GONE };
 
 /*
  * Records q (every field but id, transaction_id and the timestamps filled
@@ -89,8 +90,9 @@ int db_quote_reverse(struct db *db, const struct quote *q, const char *memo);
 
 /*
  * Marks every unexecuted quote past its expiry EXPIRED, with its
- * transaction (of platform, or of every platform when NULL).  *n (may be
- * NULL) receives how many.
+ * transaction (of platform, or of every platform when NULL), however many
+ * are due, a hundred at a time, each in a transaction of its own.  *n (may
+ * be NULL) receives how many.
  */
 int db_quote_expire_due(struct db *db, const char *platform, uint64_t *n);
 

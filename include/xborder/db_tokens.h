@@ -31,10 +31,12 @@ struct token {
 
 /*
  * Reads the authentication view of token id (any platform: this is how the
- * platform is found).  DB_OK, DB_NOT_FOUND or a failure.  Free with
+ * platform is found), with the failures counted against it from client
+ * address addr.  DB_OK, DB_NOT_FOUND or a failure.  Free with
  * token_auth_free.
  */
-int db_token_auth_get(struct db *db, const char *id, struct token_auth *out);
+int db_token_auth_get(struct db *db, const char *id, const char *addr,
+    struct token_auth *out);
 
 /*
  * The statement db_token_auth_get runs, in parts, for a store function
@@ -45,12 +47,19 @@ int db_token_auth_get(struct db *db, const char *id, struct token_auth *out);
  */
 #define TOKEN_AUTH_TOKEN_COLS \
 	"t.platform_id, t.secret_hash, t.perm_view, t.perm_manage," \
-	" t.revoked_at IS NOT NULL, t.auth_failures," \
-	" TIMESTAMPDIFF(MICROSECOND, t.auth_failure_since, UTC_TIMESTAMP(3))"
+	" t.revoked_at IS NOT NULL, f.failures," \
+	" TIMESTAMPDIFF(MICROSECOND, f.since, UTC_TIMESTAMP(3))"
 #define TOKEN_AUTH_COLS TOKEN_AUTH_TOKEN_COLS ", c.version"
 #define TOKEN_AUTH_NCOLS 8
 #define TOKEN_AUTH_FROM \
 	" FROM tokens t JOIN platform_configs c ON c.platform_id = t.platform_id"
+/*
+ * The failures counted against the token from the request's address (the
+ * columns f.*): joined after every other table, right before the WHERE,
+ * so its one placeholder (the address) is bound just before the token's id.
+ */
+#define TOKEN_AUTH_FAILURES_JOIN \
+	" LEFT JOIN auth_failures f ON f.token_id = t.id AND f.addr = ?"
 /*
  * The same columns without the configuration's version (0: the request's
  * configuration, if it needs one, is read whole), from tokens t alone: for
@@ -63,16 +72,24 @@ struct db_rows;
 void token_auth_from_row(const struct db_rows *r, struct token_auth *out);
 
 /*
- * Counts one authentication attempt of token id as failed before it is
- * checked, unless max failures within the window are counted already:
- * *charged is 1 when it was counted (the caller may run argon2 now), 0
- * when the client is throttled.  One statement, so workers checking the
- * same clientId in parallel can never run more than max verifications.
+ * Counts one authentication attempt of token id from client address addr
+ * as failed before it is checked, unless max failures of that token from
+ * that address within the window are counted already: *charged is 1 when
+ * it was counted (the caller may run argon2 now), 0 when the client is
+ * throttled.  One statement, so workers checking the same clientId in
+ * parallel can never run more than max verifications for one address.
  */
-int db_token_auth_charge(struct db *db, const char *id, int max, int *charged);
+int db_token_auth_charge(struct db *db, const char *id, const char *addr, int max,
+    int *charged);
 
-/* Takes back the charge of an attempt that succeeded. */
-int db_token_auth_refund(struct db *db, const char *id);
+/* Takes back the charge of an attempt from addr that succeeded. */
+int db_token_auth_refund(struct db *db, const char *id, const char *addr);
+
+/*
+ * Deletes up to 1,000 failure counts whose window closed an hour ago or
+ * more; adds how many to *n.  DB_OK or a failure.
+ */
+int db_auth_failures_purge(struct db *db, uint64_t *n);
 
 void token_auth_free(struct token_auth *t);
 
@@ -99,6 +116,18 @@ int db_token_list(struct db *db, const char *platform, int64_t limit,
  * into out.  DB_OK, DB_NOT_FOUND or a failure.
  */
 int db_token_revoke(struct db *db, const char *platform, const char *id, struct token *out);
+
+/*
+ * Gives the operator-issued (root) token of platform the secret hash
+ * hash, in one committed statement, and sets id to the token's id (which
+ * does not change).  From the commit on, the old secret fails on every
+ * worker: the token row, with its hash, is read on every request and a
+ * worker's remembered secret is bound to the hash it was checked against.
+ * DB_OK, DB_NOT_FOUND (no such platform, or it has no root token) or a
+ * failure.
+ */
+int db_token_rotate_root(struct db *db, const char *platform, const char *hash,
+    char id[37]);
 
 void token_free(struct token *t);
 void token_list_free(struct token *t, size_t n);

@@ -170,7 +170,8 @@ struct txn_list_prefetch {
  * token's) into p.  Returns what db_token_auth_get returns.
  */
 struct token_auth;
-int db_token_auth_get_list(struct db *db, const char *token_id, const char *platform,
+int db_token_auth_get_list(struct db *db, const char *token_id, const char *addr,
+    const char *platform,
     const struct txn_filter *f, int64_t limit, int64_t offset, struct token_auth *ta,
     struct txn_list_prefetch *p);
 void txn_list_prefetch_free(struct txn_list_prefetch *p);
@@ -180,7 +181,8 @@ void txn_list_prefetch_free(struct txn_list_prefetch *p);
  * of its platform's transactions and the server's time, into p (checked):
  * for a page of GET /transactions the worker keeps.
  */
-int db_token_auth_get_version(struct db *db, const char *token_id, struct token_auth *ta,
+int db_token_auth_get_version(struct db *db, const char *token_id, const char *addr,
+    struct token_auth *ta,
     struct txn_list_prefetch *p);
 
 /*
@@ -268,7 +270,8 @@ struct txn_prefetch {
  * returns.
  */
 struct token_auth;
-int db_token_auth_get_txn(struct db *db, const char *token_id, const char *txn_id,
+int db_token_auth_get_txn(struct db *db, const char *token_id, const char *addr,
+    const char *txn_id,
     struct token_auth *ta, struct txn_prefetch *p);
 
 /*

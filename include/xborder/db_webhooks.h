@@ -84,4 +84,14 @@ void wh_claim_free(struct wh_claim *c);
  */
 int db_wh_result(struct db *db, const char *id, long status, int64_t retry_s, int64_t window_s);
 
+/*
+ * Takes platform's POST /webhooks/test lease (30 s) for holder, a random
+ * id of this call, unless another call holds it: *got 1 when taken.  DB_OK
+ * or a failure.
+ */
+int db_wh_test_lease(struct db *db, const char *platform, const char *holder, int *got);
+
+/* Gives back the lease holder took (nothing when it ran out and was taken since). */
+int db_wh_test_release(struct db *db, const char *platform, const char *holder);
+
 #endif

@@ -57,7 +57,8 @@ int http_json_text_check(json_object *o, char *path, size_t cap, const char **ru
 
 /*
  * Reads the body according to the route: 413 over HTTP_MAX_BODY, 415 for a
- * non-JSON media type, 400 for malformed JSON or a non-object.  The rest of
+ * non-JSON media type, 400 for malformed JSON or a non-object, and on a
+ * route that takes no body (RF_BODY_NONE) for anything but none or {}.  The rest of
  * an oversized body is drained.  Returns 0 or -1 after answering.
  */
 int http_body_or_reply(struct req *req);

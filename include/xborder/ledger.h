@@ -99,6 +99,20 @@ size_t ledger_lock_order(const struct posting_set *s, size_t order[LEDGER_MAX_PO
 int64_t ledger_net(const struct posting_set *s, const char *account_id, int *overflow);
 
 /*
+ * What the set takes from one account: the sum of its debits, as a
+ * positive number (0 when it only credits it).  Sets *overflow when it
+ * does not fit in int64.
+ */
+int64_t ledger_taken(const struct posting_set *s, const char *account_id, int *overflow);
+
+/*
+ * The funds rule (decisions.md section 8): 1 when an account holding
+ * balance before the request can give taken, whatever the same request
+ * credits to it; always 1 for an account that may go negative.
+ */
+int ledger_funds_cover(int64_t balance, int64_t taken, int may_go_negative);
+
+/*
  * The balance an account would have after a net change, computed without
  * overflow.  Returns LEDGER_OK with *out set; LEDGER_BELOW_ZERO when the
  * result is negative and the account may not go negative (checked first:

@@ -25,6 +25,7 @@ enum perm {
 #define RF_SECRET_ONCE	0x08	/* answers a clientSecret that is never kept */
 #define RF_TXN_WITH_TOKEN 0x10	/* {0} is a transaction id, read with the token */
 #define RF_LIST_WITH_TOKEN 0x20	/* the transactions' page is read with the token */
+#define RF_BODY_NONE	0x40	/* takes no body: empty, or exactly {} */
 
 typedef int (*route_handler)(struct req *);
 

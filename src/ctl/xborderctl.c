@@ -1,6 +1,9 @@
 /*
  * xborderctl: the operator's tool.  Every command takes the same
  * configuration file as the server (-c) and talks to the same database.
+ * More -c files may follow, each over the ones before it: the way to give
+ * migrate the credentials of an administrative database user
+ * (db_admin_user, db_admin_password) from a file the service never reads.
  * Output is meant for scripts: platform-create prints one JSON object, the
  * list commands print tab-separated lines.  Exit status: 0 success, 1
  * failure (message on stderr), 2 usage.
@@ -40,11 +43,12 @@ static void __attribute__((noreturn))
 usage(void)
 {
 	fprintf(stderr,
-	    "usage: xborderctl -c config command [args]\n"
+	    "usage: xborderctl -c config [-c config ...] command [args]\n"
 	    "commands:\n"
 	    "  migrate\n"
 	    "  platform-create --name NAME --ppv-domain DOMAIN [--uma-domain DOMAIN]\n"
 	    "  platform-list\n"
+	    "  token-rotate PLATFORM_ID\n"
 	    "  fx-set CURRENCY PRICE_MINOR_PER_BTC\n"
 	    "  fx-list\n"
 	    "  ledger-check\n"
@@ -90,10 +94,30 @@ cmd_migrate(struct db *db, const struct conf *conf, int argc, char **argv)
 		usage();
 	applied_count = 0;
 	if (db_migrate(db, conf->schema_dir, print_applied, err, sizeof(err)) != DB_OK)
-		die("migrate: %s", err);
+		die("migrate: %s%s", err, strstr(err, "denied") == NULL ? "" :
+		    " (migrate changes the schema: give it a database user allowed to,"
+		    " with db_admin_user and db_admin_password; see xborderctl(8))");
 	if (applied_count == 0)
 		printf("up to date\n");
 	return 0;
+}
+
+/*
+ * migrate changes the schema, which the service's own database user need
+ * not be allowed to do: it connects as db_admin_user when one is set.
+ * Swapping the strings keeps conf_free freeing each once.
+ */
+static void
+use_admin_user(struct conf *conf)
+{
+	char *u = conf->db_user, *p = conf->db_password;
+
+	if (conf->db_admin_user[0] == '\0')
+		return;
+	conf->db_user = conf->db_admin_user;
+	conf->db_password = conf->db_admin_password;
+	conf->db_admin_user = u;
+	conf->db_admin_password = p;
 }
 
 static int
@@ -146,6 +170,51 @@ cmd_platform_create(struct db *db, const struct conf *conf, int argc, char **arg
 	printf("%s\n", json_object_to_json_string_ext(o, JSON_C_TO_STRING_PLAIN));
 	json_object_put(o);
 	OPENSSL_cleanse(secret, sizeof(secret));
+	return 0;
+}
+
+/*
+ * token-rotate PLATFORM_ID: gives the platform's root (operator-issued)
+ * token a new secret and prints it once, as platform-create does: one JSON
+ * object with platformId, clientId (the token's, unchanged) and
+ * clientSecret.  The old secret fails on every worker from the commit on.
+ * PLATFORM_ID is the raw UUID (Platform:<uuid> is accepted too).
+ */
+static int
+cmd_token_rotate(struct db *db, const struct conf *conf, int argc, char **argv)
+{
+	char platform[UUID_LEN + 1], token[UUID_LEN + 1], secret[AUTH_SECRET_LEN + 1];
+	char *hash = NULL;
+	json_object *o;
+	int rc;
+
+	if (argc != 2)
+		usage();
+	if (ids_parse(argv[1], "Platform", 1, platform) < 0)
+		die("token-rotate: %s is not a platform id (a UUID)", argv[1]);
+	if (auth_new_secret(conf, secret, &hash) < 0)
+		die("cannot make a secret");
+	rc = db_token_rotate_root(db, platform, hash, token);
+	free(hash);
+	if (rc == DB_NOT_FOUND) {
+		OPENSSL_cleanse(secret, sizeof(secret));
+		die("token-rotate: no platform %s (or it has no root token)", platform);
+	}
+	if (rc != DB_OK) {
+		OPENSSL_cleanse(secret, sizeof(secret));
+		die("token-rotate: %s", db_error(db));
+	}
+	o = json_object_new_object();
+	json_object_object_add(o, "platformId", json_object_new_string(platform));
+	json_object_object_add(o, "clientId", json_object_new_string(token));
+	json_object_object_add(o, "clientSecret", json_object_new_string(secret));
+	printf("%s\n", json_object_to_json_string_ext(o, JSON_C_TO_STRING_PLAIN));
+	json_object_put(o);
+	OPENSSL_cleanse(secret, sizeof(secret));
+	/* The secret exists nowhere else: say so when it did not get out. */
+	if (fflush(stdout) != 0)
+		die("token-rotate: the new secret could not be written out: %s;"
+		    " the old one no longer works, rotate again", strerror(errno));
 	return 0;
 }
 
@@ -566,25 +635,30 @@ cmd_explain_lists(struct db *db, const struct conf *conf, int argc, char **argv)
 	return bad;
 }
 
-/* The commands: the function that runs each, and whether it needs the database. */
+/*
+ * The commands: the function that runs each, whether it needs the
+ * database, and whether as the administrative user.
+ */
 static const struct command {
 	const char	*name;
 	int		(*run)(struct db *, const struct conf *, int, char **);
 	int		 needs_db;	/* 2: when it can be reached */
+	int		 admin;		/* connects as db_admin_user, when set */
 } commands[] = {
-	{ "migrate", cmd_migrate, 1 },
-	{ "platform-create", cmd_platform_create, 1 },
-	{ "platform-list", cmd_platform_list, 1 },
-	{ "fx-set", cmd_fx_set, 1 },
-	{ "fx-list", cmd_fx_list, 1 },
-	{ "ledger-check", cmd_ledger_check, 1 },
-	{ "review-audit", cmd_review_audit, 1 },
-	{ "webhook-keygen", cmd_webhook_keygen, 0 },
-	{ "webhook-key-list", cmd_webhook_key_list, 1 },
-	{ "webhook-key-drop", cmd_webhook_key_drop, 1 },
-	{ "stats", cmd_stats, 0 },
-	{ "status", cmd_status, 2 },
-	{ "explain-lists", cmd_explain_lists, 1 },
+	{ "migrate", cmd_migrate, 1, 1 },
+	{ "platform-create", cmd_platform_create, 1, 0 },
+	{ "platform-list", cmd_platform_list, 1, 0 },
+	{ "token-rotate", cmd_token_rotate, 1, 0 },
+	{ "fx-set", cmd_fx_set, 1, 0 },
+	{ "fx-list", cmd_fx_list, 1, 0 },
+	{ "ledger-check", cmd_ledger_check, 1, 0 },
+	{ "review-audit", cmd_review_audit, 1, 0 },
+	{ "webhook-keygen", cmd_webhook_keygen, 0, 0 },
+	{ "webhook-key-list", cmd_webhook_key_list, 1, 0 },
+	{ "webhook-key-drop", cmd_webhook_key_drop, 1, 0 },
+	{ "stats", cmd_stats, 0, 0 },
+	{ "status", cmd_status, 2, 0 },
+	{ "explain-lists", cmd_explain_lists, 1, 0 },
 };
 
 int
@@ -593,24 +667,34 @@ main(int argc, char *argv[])
 	struct conf conf;
 	struct db *db;
 	const struct command *c;
-	const char *path = NULL;
+	const char *paths[8];
+	size_t npaths = 0;
 	char err[1024];
 	int rc;
 
-	if (argc >= 3 && strcmp(argv[1], "-c") == 0) {
-		path = argv[2];
-		argc -= 3;
-		argv += 3;
+	argc--;
+	argv++;
+	while (argc >= 2 && strcmp(argv[0], "-c") == 0) {
+		if (npaths == sizeof(paths) / sizeof(paths[0]))
+			usage();
+		paths[npaths++] = argv[1];
+		argc -= 2;
+		argv += 2;
 	}
-	if (path == NULL || argc < 1)
+	if (npaths == 0 || argc < 1)
 		usage();
 	for (c = commands; c < commands + sizeof(commands) / sizeof(commands[0]); c++)
 		if (strcmp(argv[0], c->name) == 0)
 			break;
 	if (c == commands + sizeof(commands) / sizeof(commands[0]))
 		usage();
-	if (conf_load(&conf, path, err, sizeof(err)) < 0)
+	if (conf_load(&conf, paths[0], err, sizeof(err)) < 0)
 		die("%s", err);
+	for (size_t i = 1; i < npaths; i++)
+		if (conf_load_more(&conf, paths[i], err, sizeof(err)) < 0)
+			die("%s", err);
+	if (c->admin)
+		use_admin_user(&conf);
 	log_set_level(LOG_LVL_WARN);
 	log_open("xborderctl", NULL);
 	db = NULL;

@@ -35,6 +35,7 @@
 #endif
 
 #include "xborder/conf.h"
+#include "xborder/gate.h"
 #include "xborder/db.h"
 #include "xborder/http.h"
 #include "xborder/req.h"
@@ -338,6 +339,11 @@ main(int argc, char *argv[])
 		return 1;
 	}
 
+	/* Places for slow calls (POST /webhooks/test), shared by every worker. */
+	if (gate_create(sizeof(children) / sizeof(children[0])) < 0) {
+		fprintf(stderr, "xborder-fcgi: gate: %s\n", strerror(errno));
+		return 1;
+	}
 	if (stats_create(conf.stats_file, sizeof(children) / sizeof(children[0])) < 0)
 		log_msg(LOG_LVL_WARN, NULL, "stats_file %s: %s (no counters)", conf.stats_file,
 		    strerror(errno));

@@ -25,6 +25,7 @@
 #include "xborder/conf.h"
 #include "xborder/db.h"
 #include "xborder/db_quotes.h"
+#include "xborder/db_tokens.h"
 #include "xborder/db_transactions.h"
 #include "xborder/settle.h"
 #include "xborder/util.h"
@@ -189,9 +190,11 @@ main(int argc, char *argv[])
 			uint64_t n = 0;
 			int more = 0;
 
-			if (db_idem_purge(db, &n, &more) == DB_OK && n > 0)
+			if (db_idem_purge(db, &n, &more) == DB_OK &&
+			    db_auth_failures_purge(db, &n) == DB_OK && n > 0)
 				log_msg(LOG_LVL_INFO, NULL, "purged %llu expired idempotency keys,"
-				    " old jobs and old webhook events%s", (unsigned long long)n,
+				    " old jobs, old webhook events and closed authentication"
+				    " failure counts%s", (unsigned long long)n,
 				    more ? " (more to purge)" : "");
 			/* Rows left: again in a second, not a minute. */
 			last_purge = now_ms() - (more ? PURGE_EVERY_MS - PURGE_AGAIN_MS : 0);

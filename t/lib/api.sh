@@ -83,6 +83,22 @@ wait_for() {
     done
 }
 
+# wait_log FILE FROM REGEX N SECONDS: polls until at least N lines of FILE
+# after its first FROM lines match the extended REGEX; non-zero when
+# SECONDS pass first.  A process writes its log line after the commit a
+# test can see (xborder-worker: a job's line after its batch commits, a
+# purge's after its last statement), so a test that reads the log after
+# seeing the state waits for the line too.
+wait_log() {
+    local file=$1 from=$2 re=$3 n=$4 deadline=$((SECONDS + $5)) got
+    while :; do
+        got=$(tail -n +"$((from + 1))" "$file" 2>/dev/null | grep -cE -e "$re")
+        ((got >= n)) && return 0
+        ((SECONDS >= deadline)) && return 1
+        sleep 0.1
+    done
+}
+
 # uuid4: a random lowercase UUIDv4.
 uuid4() {
     cat /proc/sys/kernel/random/uuid

@@ -39,6 +39,8 @@
 #                            pages, limit 100, uncounted) as a JSON array in WH_ITEMS
 #   wh_item ID [api options] the delivery-log item of event ID in WH_ITEM ('' if none)
 #   wh_wait_item ID JQ_COND SECS [api options]  polls wh_item until JQ_COND holds
+#   wh_wait_delivered SECS [api options]  polls wh_deliveries until every item
+#                            is DELIVERED (WH_ITEMS: the last read)
 #   dev ARGS...              scripts/dev quietly (diag on failure)
 #   wait_api SECS            polls GET /config until it answers 200
 #   wh_check_sigs WHAT REQS [PEM_FILE]  every request of REQS (an array) is
@@ -300,6 +302,20 @@ wh_wait_item() {
         fi
         ((SECONDS >= deadline)) && return 1
         sleep 0.2
+    done
+}
+
+# wh_wait_delivered SECS [api options]: polls the delivery log until every
+# item is DELIVERED; WH_ITEMS is the last read.  The receiver logs a request
+# before it answers, and the worker records the answer after it, so an
+# event the receiver has is DELIVERED in the log a moment later.
+wh_wait_delivered() {
+    local deadline=$((SECONDS + $1))
+    shift
+    while :; do
+        wh_deliveries "$@" && [[ $(jq -c '[.[].status] | unique' <<<"$WH_ITEMS") == '["DELIVERED"]' ]] && return 0
+        ((SECONDS >= deadline)) && return 1
+        sleep 0.3
     done
 }
 

@@ -1,6 +1,7 @@
 /* Unit tests of the configuration parser. */
 #include <criterion/criterion.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "xborder/conf.h"
 
@@ -28,6 +29,8 @@ Test(conf, defaults)
 	cr_assert_str_eq(c.stats_file, "");
 	cr_assert_eq(c.db_sync_wait, 0);
 	cr_assert_eq(c.idempotency_lease, 30);
+	cr_assert_str_eq(c.db_admin_user, "");
+	cr_assert_str_eq(c.db_admin_password, "");
 }
 
 Test(conf, parses_every_kind)
@@ -109,4 +112,31 @@ Test(conf, load_missing_file)
 	cr_assert(strstr(err, "/nonexistent/xborder.conf") != NULL);
 	conf_free(&d);
 	conf_defaults(&c);
+}
+
+/* A later file (xborderctl -c A -c B) sets only what it names, over A. */
+Test(conf, load_more_overrides)
+{
+	char a[] = "/tmp/xb-conf-a.XXXXXX", b[] = "/tmp/xb-conf-b.XXXXXX", err[256] = "";
+	const char *ta = "db_user = xborder\ndb_password = runtime\nworkers = 3\n";
+	const char *tb = "db_admin_user = xborder_admin\ndb_admin_password = admin\nworkers = 5\n";
+	struct conf d;
+	int fa = mkstemp(a), fb = mkstemp(b);
+
+	cr_assert(fa >= 0 && fb >= 0);
+	cr_assert_eq(write(fa, ta, strlen(ta)), (ssize_t)strlen(ta));
+	cr_assert_eq(write(fb, tb, strlen(tb)), (ssize_t)strlen(tb));
+	close(fa);
+	close(fb);
+	cr_assert_eq(conf_load(&d, a, err, sizeof(err)), 0, "%s", err);
+	cr_assert_eq(conf_load_more(&d, b, err, sizeof(err)), 0, "%s", err);
+	cr_assert_str_eq(d.db_user, "xborder");
+	cr_assert_str_eq(d.db_password, "runtime");
+	cr_assert_str_eq(d.db_admin_user, "xborder_admin");
+	cr_assert_str_eq(d.db_admin_password, "admin");
+	cr_assert_eq(d.workers, 5);
+	cr_assert_eq(d.argon2_t, 2, "defaults stay where no file sets a key");
+	conf_free(&d);
+	unlink(a);
+	unlink(b);
 }

@@ -105,6 +105,43 @@ Test(ledger, net_per_account)
 	cr_assert_eq(ledger_net(&s, B, &overflow), -3);
 }
 
+/*
+ * The funds rule: what a set takes from an account is its debits alone,
+ * whatever the set credits back to it (a quote paid to the sender's own
+ * address in the same currency: S out, R back in).
+ */
+Test(ledger, taken_counts_every_debit)
+{
+	struct posting_set s = { .n = 0 };
+	int overflow;
+
+	cr_assert_eq(ledger_add(&s, A, "USD", -500000), 0);
+	cr_assert_eq(ledger_add(&s, A, "USD", 493273), 0);
+	cr_assert_eq(ledger_add(&s, B, "USD", 6727), 0);
+	cr_assert_eq(ledger_balanced(&s), 0);
+	cr_assert_eq(ledger_net(&s, A, &overflow), -6727);
+	cr_assert_eq(ledger_taken(&s, A, &overflow), 500000, "the whole debit, not the net");
+	cr_assert_eq(overflow, 0);
+	cr_assert_eq(ledger_taken(&s, B, &overflow), 0, "a credited account gives nothing");
+	cr_assert_eq(ledger_funds_cover(10000, ledger_taken(&s, A, &overflow), 0), 0,
+	    "10,000 held does not cover 500,000 taken, though the net is -6,727");
+	cr_assert_eq(ledger_funds_cover(500000, 500000, 0), 1, "exactly the balance is covered");
+	cr_assert_eq(ledger_funds_cover(499999, 500000, 0), 0);
+	cr_assert_eq(ledger_funds_cover(-5, 500000, 1), 1, "an account that may go negative");
+	cr_assert_eq(ledger_funds_cover(0, 0, 0), 1, "nothing taken");
+}
+
+Test(ledger, taken_overflow)
+{
+	struct posting_set s = { .n = 0 };
+	int overflow;
+
+	cr_assert_eq(ledger_add(&s, A, "USD", -INT64_MAX), 0);
+	cr_assert_eq(ledger_add(&s, A, "USD", -2), 0);
+	(void)ledger_taken(&s, A, &overflow);
+	cr_assert_eq(overflow, 1, "debits past int64 are reported, not wrapped");
+}
+
 /* Property: any sequence of moves yields a balanced set whose nets sum to 0. */
 Test(ledger, random_moves_create_no_money)
 {

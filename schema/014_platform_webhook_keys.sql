@@ -1,4 +1,4 @@
--- 012_platform_webhook_keys: one webhook signing key per platform.
+-- 014_platform_webhook_keys: one webhook signing key per platform.
 --
 -- Every platform signs its events with a key of its own, so that one
 -- platform's events never verify under another's key.  No private key is

@@ -1,0 +1,31 @@
+# t/lib/stack.sh - the running stack's own parts, for suites that set a
+# state up directly or stop a daemon for a moment.  Sourced after api.sh.
+#
+#   sql STATEMENTS        runs them in the stack's private MariaDB (its unix
+#                         socket, as the OS user); prints rows tab-separated
+#   dev ARGS...           scripts/dev quietly (a diag with its last lines on
+#                         failure; non-zero then)
+#   worker_stop           scripts/dev worker stop; started again at exit
+#   worker_start          scripts/dev worker start
+
+[[ -n ${_STACK_SH_LOADED:-} ]] && return 0
+_STACK_SH_LOADED=1
+
+DEV=${XB_ROOT:-$XB_REPO}/scripts/dev
+SOCK=${XB_DEV_DIR:?}/run/mysqld.sock
+
+sql() {
+    mariadb --no-defaults --socket="$SOCK" --user="$(id -un)" --batch --skip-column-names \
+        xborder -e "$1"
+}
+
+dev() {
+    if "$DEV" "$@" >"$_API_TMP/dev.log" 2>&1; then return 0; fi
+    diag "scripts/dev $* failed: $(tail -n 5 "$_API_TMP/dev.log")"
+    return 1
+}
+
+worker_stopped=0
+worker_stop() { dev worker stop && worker_stopped=1; }
+worker_start() { dev worker start && worker_stopped=0; }
+at_exit 'if ((worker_stopped)); then dev worker start; fi'
