@@ -27,15 +27,28 @@ wh_key_row_free(struct wh_key_row *k)
 	k->pub_pem = NULL;
 }
 
-/* Fills *out from row 0 of r: key_id, salt, master_id, public_key_pem. */
-static void
-row_from(const struct db_rows *r, struct wh_key_row *out)
+#define KEY_COLS "key_id, salt, master_id, public_key_pem"
+
+/*
+ * Runs sql, which selects KEY_COLS of one key, into *out: DB_OK,
+ * DB_NOT_FOUND or a failure.
+ */
+static int
+key_read(struct db *db, const char *sql, const struct db_val *a, size_t n,
+    struct wh_key_row *out)
 {
+	struct db_rows r;
+	int rc;
+
 	memset(out, 0, sizeof(*out));
-	snprintf(out->key_id, sizeof(out->key_id), "%s", db_cell(r, 0, 0));
-	snprintf(out->salt, sizeof(out->salt), "%s", db_cell(r, 0, 1));
-	snprintf(out->master_id, sizeof(out->master_id), "%s", db_cell(r, 0, 2));
-	out->pub_pem = xstrdup(db_cell(r, 0, 3));
+	if ((rc = db_query_one(db, sql, a, n, &r)) != DB_OK)
+		return rc;
+	snprintf(out->key_id, sizeof(out->key_id), "%s", db_cell(&r, 0, 0));
+	snprintf(out->salt, sizeof(out->salt), "%s", db_cell(&r, 0, 1));
+	snprintf(out->master_id, sizeof(out->master_id), "%s", db_cell(&r, 0, 2));
+	out->pub_pem = xstrdup(db_cell(&r, 0, 3));
+	db_rows_free(&r);
+	return DB_OK;
 }
 
 /* The platform's current key: DB_OK or DB_NOT_FOUND (db_wh_keys.h). */
@@ -43,18 +56,11 @@ int
 db_wh_key_current(struct db *db, const char *platform, struct wh_key_row *out)
 {
 	static const char sql[] =
-	    "SELECT key_id, salt, master_id, public_key_pem FROM webhook_platform_keys"
+	    "SELECT " KEY_COLS " FROM webhook_platform_keys"
 	    " WHERE platform_id = ? AND is_current = 1";
 	struct db_val a[] = { DBS(platform) };
-	struct db_rows r;
-	int rc;
 
-	memset(out, 0, sizeof(*out));
-	if ((rc = db_query_one(db, sql, a, NARGS(a), &r)) != DB_OK)
-		return rc;
-	row_from(&r, out);
-	db_rows_free(&r);
-	return DB_OK;
+	return key_read(db, sql, a, NARGS(a), out);
 }
 
 /* The platform's first current key, unless it has one: DB_OK (db_wh_keys.h). */
@@ -140,19 +146,12 @@ db_wh_key_get(struct db *db, const char *platform, const char *key_id,
     struct wh_key_row *out)
 {
 	static const char sql[] =
-	    "SELECT key_id, salt, master_id, public_key_pem FROM webhook_platform_keys"
+	    "SELECT " KEY_COLS " FROM webhook_platform_keys"
 	    " WHERE platform_id = ? AND key_id = ?"
 	    " AND (is_current = 1 OR expires_at > UTC_TIMESTAMP(3))";
 	struct db_val a[] = { DBS(platform), DBS(key_id) };
-	struct db_rows r;
-	int rc;
 
-	memset(out, 0, sizeof(*out));
-	if ((rc = db_query_one(db, sql, a, NARGS(a), &r)) != DB_OK)
-		return rc;
-	row_from(&r, out);
-	db_rows_free(&r);
-	return DB_OK;
+	return key_read(db, sql, a, NARGS(a), out);
 }
 
 /* The keys of one platform, or of all when platform is NULL (db_wh_keys.h). */

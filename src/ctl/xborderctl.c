@@ -103,6 +103,24 @@ cmd_migrate(struct db *db, const struct conf *conf, int argc, char **argv)
 }
 
 /*
+ * Prints a platform's root credentials, the one time they are shown: one
+ * JSON object {platformId, clientId, clientSecret} (platform-create and
+ * token-rotate), then wipes the secret.
+ */
+static void
+print_root_credentials(const char *platform, const char *token, char *secret)
+{
+	json_object *o = json_object_new_object();
+
+	json_object_object_add(o, "platformId", json_object_new_string(platform));
+	json_object_object_add(o, "clientId", json_object_new_string(token));
+	json_object_object_add(o, "clientSecret", json_object_new_string(secret));
+	printf("%s\n", json_object_to_json_string_ext(o, JSON_C_TO_STRING_PLAIN));
+	json_object_put(o);
+	OPENSSL_cleanse(secret, strlen(secret));
+}
+
+/*
  * migrate changes the schema, which the service's own database user need
  * not be allowed to do: it connects as db_admin_user when one is set.
  * Swapping the strings keeps conf_free freeing each once.
@@ -132,7 +150,6 @@ cmd_platform_create(struct db *db, const struct conf *conf, int argc, char **arg
 	const char *name = NULL, *ppv = NULL, *uma = NULL, *why;
 	char token[UUID_LEN + 1], platform[UUID_LEN + 1], secret[AUTH_SECRET_LEN + 1];
 	char *hash = NULL;
-	json_object *o;
 	int ch, rc;
 
 	optind = 1;
@@ -163,13 +180,7 @@ cmd_platform_create(struct db *db, const struct conf *conf, int argc, char **arg
 		die("domain %s or %s is already used by another platform", ppv, uma);
 	if (rc != DB_OK)
 		die("platform-create: %s", db_error(db));
-	o = json_object_new_object();
-	json_object_object_add(o, "platformId", json_object_new_string(platform));
-	json_object_object_add(o, "clientId", json_object_new_string(token));
-	json_object_object_add(o, "clientSecret", json_object_new_string(secret));
-	printf("%s\n", json_object_to_json_string_ext(o, JSON_C_TO_STRING_PLAIN));
-	json_object_put(o);
-	OPENSSL_cleanse(secret, sizeof(secret));
+	print_root_credentials(platform, token, secret);
 	return 0;
 }
 
@@ -185,7 +196,6 @@ cmd_token_rotate(struct db *db, const struct conf *conf, int argc, char **argv)
 {
 	char platform[UUID_LEN + 1], token[UUID_LEN + 1], secret[AUTH_SECRET_LEN + 1];
 	char *hash = NULL;
-	json_object *o;
 	int rc;
 
 	if (argc != 2)
@@ -204,13 +214,7 @@ cmd_token_rotate(struct db *db, const struct conf *conf, int argc, char **argv)
 		OPENSSL_cleanse(secret, sizeof(secret));
 		die("token-rotate: %s", db_error(db));
 	}
-	o = json_object_new_object();
-	json_object_object_add(o, "platformId", json_object_new_string(platform));
-	json_object_object_add(o, "clientId", json_object_new_string(token));
-	json_object_object_add(o, "clientSecret", json_object_new_string(secret));
-	printf("%s\n", json_object_to_json_string_ext(o, JSON_C_TO_STRING_PLAIN));
-	json_object_put(o);
-	OPENSSL_cleanse(secret, sizeof(secret));
+	print_root_credentials(platform, token, secret);
 	/* The secret exists nowhere else: say so when it did not get out. */
 	if (fflush(stdout) != 0)
 		die("token-rotate: the new secret could not be written out: %s;"
