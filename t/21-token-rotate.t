@@ -7,37 +7,17 @@
 # self-service tokens and other platforms are untouched; an unknown
 # platform fails with a message and a non-zero exit.
 . "$(dirname "${BASH_SOURCE[0]}")/lib/api.sh"
+. "$(dirname "${BASH_SOURCE[0]}")/lib/stack.sh"
 no_plan
 
-SOCK=${XB_DEV_DIR:?}/run/mysqld.sock
 MIN_RUN=16      # requests per phase, at least
 MAX_RUN=64      # ... and at most, while a worker has not been reached
 
-# workers: `xborderctl status --json`'s live workers, one compact JSON
-# object per line (no HTTP request, so reading moves no counter).
-workers() {
-    xbctl status --json | jq -c '[.workers[] | select(.alive)
-        | {slot, pid, requests, authCacheHits, status2xx, status4xx}]'
-}
-
-# uncovered BEFORE COUNTER: how many live workers have not moved COUNTER
-# since BEFORE (a `workers` snapshot).
-uncovered() {
-    jq -n --argjson b "$1" --argjson a "$(workers)" --arg c "$2" \
-        '[$a[] as $w | ($b[] | select(.slot == $w.slot)) as $o
-          | select($w[$c] <= $o[$c])] | length'
-}
-
-# sql STATEMENT: runs it in the stack's database (as t/10-auth.t reads it).
-sql() {
-    mariadb --no-defaults --socket="$SOCK" --user="$(id -un)" --batch \
-        --skip-column-names xborder -e "$1"
-}
-
 # clear_failures TOKEN_ID: forgets the token's failed authentications.
-# Ten failures from one address within a minute would turn the next attempt into 429
-# without any look at the secret (t/10-auth.t); clearing the count
-# between batches keeps every attempt below a real check of the secret.
+# Ten failures from one address within a minute would turn the next
+# attempt into 429 without any look at the secret (t/10-auth.t); clearing
+# the count between batches keeps every attempt below a real check of the
+# secret.
 clear_failures() {
     sql "DELETE FROM auth_failures WHERE token_id = '$1'"
 }

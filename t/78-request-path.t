@@ -15,6 +15,7 @@
 # itself is measured by bench/run, never here.
 . "$(dirname "${BASH_SOURCE[0]}")/lib/api.sh"
 . "$(dirname "${BASH_SOURCE[0]}")/lib/money.sh"
+. "$(dirname "${BASH_SOURCE[0]}")/lib/stack.sh"
 no_plan
 
 # stat NAME: the counter's current sum.
@@ -53,7 +54,9 @@ burst() {
 N=200
 per_request() {
     local what=$1 path=$2 max=$3 codes st
-    burst 8 "$path" >/dev/null # every worker has prepared its statements
+    # Every worker has prepared its statements and cached what it keeps.
+    until_every_worker 64 burst 1 "$path" >/dev/null ||
+        diag "$what: a worker served none of 64 warm-up requests"
     snapshot
     codes=$(burst "$N" "$path")
     is "$codes" "200:$N " "$what: $N answers, all 200"
@@ -188,11 +191,7 @@ like "$out" 'ledger ok' "ledger-check: ledger ok"
 # The check rides on the statement that reads the transactions (no round
 # trip of its own); with xborder-worker stopped, nobody else expires them.
 
-DEV=${XB_ROOT:-$XB_REPO}/scripts/dev
-SOCK=${XB_DEV_DIR:?}/run/mysqld.sock
-worker_stopped=0
-at_exit 'if ((worker_stopped)); then "$DEV" worker start >/dev/null 2>&1; fi'
-sql() { mariadb --no-defaults --socket="$SOCK" --user="$(id -un)" xborder -N -e "$1"; }
+# (t/lib/stack.sh: sql, and xborder-worker started again at exit.)
 
 SRC_INT=$INT
 mk_customer rq "${P[@]}"
@@ -401,16 +400,23 @@ make_quotes() {
         [[ $STATUS == 201 ]] && QX+=("$(jr .quoteId)")
     done
 }
-make_quotes 8 # every worker has prepared the statements
+# Every worker has made a quote (prepared the statements, cached what it
+# keeps), then 24 more quotes for the executions' warm-up.
+until_every_worker 64 make_quotes 1 || diag "POST /quotes: a worker served none of 64 warm-up requests"
+make_quotes 24
+nwarm=${#QX[@]}
 per_post "POST /quotes" 18.5 make_quotes 12
-is "${#QX[@]}" 20 "20 quotes made: 201"
-for q in "${QX[@]:0:8}"; do
-    api --nocheck "${P[@]}" POST "/quotes/$q/execute"
-done
+is "${#QX[@]}" $((nwarm + 12)) "$((nwarm + 12)) quotes made: 201"
+WARM=("${QX[@]:0:nwarm}")
+exec_warm() {
+    api --nocheck "${P[@]}" POST "/quotes/${WARM[0]}/execute"
+    WARM=("${WARM[@]:1}")
+}
+until_every_worker "$nwarm" exec_warm || diag "execute: a worker served none of $nwarm warm-up requests"
 ex=0
 execute_quotes() {
     local q
-    for q in "${QX[@]:8}"; do
+    for q in "${QX[@]:nwarm}"; do
         api "${P[@]}" POST "/quotes/$q/execute"
         [[ $STATUS == 200 && $(jr .status) == COMPLETED ]] && ex=$((ex + 1))
     done

@@ -29,3 +29,34 @@ worker_stopped=0
 worker_stop() { dev worker stop && worker_stopped=1; }
 worker_start() { dev worker start && worker_stopped=0; }
 at_exit 'if ((worker_stopped)); then dev worker start; fi'
+
+# workers: the live FastCGI workers' counters (xborderctl status --json), as
+# a JSON array of {slot, pid, requests, authCacheHits, status2xx, status4xx}.
+workers() {
+    xbctl status --json | jq -c '[.workers[] | select(.alive)
+        | {slot, pid, requests, authCacheHits, status2xx, status4xx}]'
+}
+
+# uncovered BEFORE COUNTER: how many live workers have not moved COUNTER
+# since BEFORE (a `workers` snapshot).
+uncovered() {
+    jq -n --argjson b "$1" --argjson a "$(workers)" --arg c "$2" \
+        '[$a[] as $w | ($b[] | select(.slot == $w.slot)) as $o
+          | select($w[$c] <= $o[$c])] | length'
+}
+
+# until_every_worker MAX CMD...: runs CMD (one request or more) again and
+# again until every live worker has served one of them (its request counter
+# moved), at most MAX times.  Which worker accepts a request is up to the
+# kernel: a warm-up of a fixed count may miss one.  Non-zero when MAX runs
+# left a worker unreached.
+until_every_worker() {
+    local max=$1 n before
+    shift
+    before=$(workers)
+    for ((n = 0; n < max; n++)); do
+        "$@"
+        (($(uncovered "$before" requests) == 0)) && return 0
+    done
+    return 1
+}
