@@ -314,7 +314,7 @@ db_user = xborder
 db_password = $pw
 db_name = xborder
 # Causal reads: a read on this node sees what another node committed
-# before it was sent (README, "More than one machine").
+# before it was sent (doc/cluster.md).
 db_sync_wait = 1
 listen = unix:$FCGISOCK
 socket_mode = 0660

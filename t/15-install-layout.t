@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # 15-install-layout.t - `make install` into a temporary root, with the
-# README's directories (sysconfdir /etc, localstatedir /var), lays out what
+# doc/install.md's directories (sysconfdir /etc, localstatedir /var), lays out what
 # the installed files name:
 #  - every program an Exec*= line of a service runs, the configuration file
 #    its -c names (as xborder.conf.example beside it) and the man pages of

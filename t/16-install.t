@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# 16-install.t - the README's "Install on a server", run line by line.
+# 16-install.t - doc/install.md's "Install on a server", run line by line.
 #
 # The command lines of that section (its indented lines) run in order, in
 # this shell (later ones use the variables of earlier ones), with every
@@ -43,9 +43,9 @@ no_plan
 
 T=$INSTALL_TMP/root
 mkdir -p "$T"
-README=$XB_ROOT/README
+README=$XB_ROOT/doc/install.md
 
-# --- the README's command lines -----------------------------------------------------
+# --- doc/install.md's command lines -----------------------------------------------------
 # readme_steps: the indented lines of the section, continuation lines
 # joined, comments and blank lines left out.
 readme_steps() {
@@ -62,7 +62,7 @@ readme_steps() {
     ' "$README"
 }
 mapfile -t STEPS < <(readme_steps)
-ok "$((${#STEPS[@]} >= 20))" "README: \"Install on a server\" has ${#STEPS[@]} command lines"
+ok "$((${#STEPS[@]} >= 20))" "doc/install.md: \"Install on a server\" has ${#STEPS[@]} command lines"
 
 # localize CMD: CMD with its paths under /etc/, /usr/local/ and
 # /var/lib/xborder moved into $T (at the start of a word, of a quoted
@@ -394,10 +394,10 @@ ran=0
 for step in "${STEPS[@]}"; do
     cmd=$(localize "$step")
     if eval "$cmd" >"$INSTALL_TMP/step.out" 2>&1; then
-        pass "README: $step"
+        pass "doc/install.md: $step"
         ran=$((ran + 1))
     else
-        fail "README: $step"
+        fail "doc/install.md: $step"
         diag "ran as: $cmd"
         diag "$(tail -n 20 "$INSTALL_TMP/step.out")"
         for f in "$T"/var/log/xborder-*.log "$T"/var/log/nginx/error.log; do
@@ -406,7 +406,7 @@ for step in "${STEPS[@]}"; do
         break
     fi
 done
-is "$ran" "${#STEPS[@]}" "every command line of the README's install ran"
+is "$ran" "${#STEPS[@]}" "every command line of doc/install.md's install ran"
 
 # --- what the steps made ------------------------------------------------------------------
 is "$(jq -r .status "$INSTALL_TMP/curl.1" 2>/dev/null)" ok "the first curl: GET /healthz answered status ok"
@@ -451,7 +451,7 @@ if out=$(xborderctl -c "$ETC/xborder.conf" migrate 2>&1); then rc=0; else rc=$?;
 ok "$((rc != 0))" "migrate with xborder.conf alone fails: the service's user may not change the schema"
 like "$out" "command denied" "... refused by the database"
 if out=$(xborderctl -c "$ETC/xborder.conf" -c "$ETC/xborder-admin.conf" migrate 2>&1); then rc=0; else rc=$?; fi
-is "$rc $out" "0 up to date" "migrate with both files, as the README does: up to date"
+is "$rc $out" "0 up to date" "migrate with both files, as doc/install.md does: up to date"
 
 # The service, as the service's user: it writes (a token) and reads it back.
 creds="$(jq -r .clientId <<<"${PLATFORM:-}" 2>/dev/null):$(jq -r .clientSecret <<<"${PLATFORM:-}" 2>/dev/null)"

@@ -6,7 +6,8 @@
  * (db_admin_user, db_admin_password) from a file the service never reads.
  * Output is meant for scripts: platform-create prints one JSON object, the
  * list commands print tab-separated lines.  Exit status: 0 success, 1
- * failure (message on stderr), 2 usage.
+ * failure (message on stderr), 2 usage (on stderr).  --help, -h or help
+ * prints every command with what it does on stdout.
  */
 #include "config.h"
 
@@ -39,28 +40,7 @@
 #include "xborder/valid.h"
 #include "xborder/wh_sign.h"
 
-static void __attribute__((noreturn))
-usage(void)
-{
-	fprintf(stderr,
-	    "usage: xborderctl -c config [-c config ...] command [args]\n"
-	    "commands:\n"
-	    "  migrate\n"
-	    "  platform-create --name NAME --ppv-domain DOMAIN [--uma-domain DOMAIN]\n"
-	    "  platform-list\n"
-	    "  token-rotate PLATFORM_ID\n"
-	    "  fx-set CURRENCY PRICE_MINOR_PER_BTC\n"
-	    "  fx-list\n"
-	    "  ledger-check\n"
-	    "  review-audit TRANSACTION_ID\n"
-	    "  webhook-keygen [--force]\n"
-	    "  webhook-key-list [PLATFORM_ID]\n"
-	    "  webhook-key-drop PLATFORM_ID KEYID\n"
-	    "  stats\n"
-	    "  status [--json]\n"
-	    "  explain-lists PLATFORM_ID\n");
-	exit(2);
-}
+static void __attribute__((noreturn)) usage(void);
 
 static void __attribute__((noreturn, format(printf, 1, 2)))
 die(const char *fmt, ...)
@@ -641,29 +621,83 @@ cmd_explain_lists(struct db *db, const struct conf *conf, int argc, char **argv)
 
 /*
  * The commands: the function that runs each, whether it needs the
- * database, and whether as the administrative user.
+ * database, and whether as the administrative user; their arguments and
+ * what each does, one line, for the usage message.
  */
 static const struct command {
 	const char	*name;
 	int		(*run)(struct db *, const struct conf *, int, char **);
 	int		 needs_db;	/* 2: when it can be reached */
 	int		 admin;		/* connects as db_admin_user, when set */
+	const char	*args;
+	const char	*what;
 } commands[] = {
-	{ "migrate", cmd_migrate, 1, 1 },
-	{ "platform-create", cmd_platform_create, 1, 0 },
-	{ "platform-list", cmd_platform_list, 1, 0 },
-	{ "token-rotate", cmd_token_rotate, 1, 0 },
-	{ "fx-set", cmd_fx_set, 1, 0 },
-	{ "fx-list", cmd_fx_list, 1, 0 },
-	{ "ledger-check", cmd_ledger_check, 1, 0 },
-	{ "review-audit", cmd_review_audit, 1, 0 },
-	{ "webhook-keygen", cmd_webhook_keygen, 0, 0 },
-	{ "webhook-key-list", cmd_webhook_key_list, 1, 0 },
-	{ "webhook-key-drop", cmd_webhook_key_drop, 1, 0 },
-	{ "stats", cmd_stats, 0, 0 },
-	{ "status", cmd_status, 2, 0 },
-	{ "explain-lists", cmd_explain_lists, 1, 0 },
+	{ "migrate", cmd_migrate, 1, 1, "",
+	    "apply the schema migrations not yet applied" },
+	{ "platform-create", cmd_platform_create, 1, 0,
+	    " --name NAME --ppv-domain DOMAIN [--uma-domain DOMAIN]",
+	    "create a platform; print its root credentials once" },
+	{ "platform-list", cmd_platform_list, 1, 0, "",
+	    "list the platforms" },
+	{ "token-rotate", cmd_token_rotate, 1, 0, " PLATFORM_ID",
+	    "give a platform's root token a new secret, printed once" },
+	{ "fx-set", cmd_fx_set, 1, 0, " CURRENCY PRICE_MINOR_PER_BTC",
+	    "set a sandbox FX reference price" },
+	{ "fx-list", cmd_fx_list, 1, 0, "",
+	    "list the sandbox FX reference prices" },
+	{ "ledger-check", cmd_ledger_check, 1, 0, "",
+	    "check the ledger and the counts; non-zero on any problem" },
+	{ "review-audit", cmd_review_audit, 1, 0, " TRANSACTION_ID",
+	    "print the decisions taken on a review case" },
+	{ "webhook-keygen", cmd_webhook_keygen, 0, 0, " [--force]",
+	    "make the master secret of the webhook signing keys" },
+	{ "webhook-key-list", cmd_webhook_key_list, 1, 0, " [PLATFORM_ID]",
+	    "list the platforms' webhook signing keys" },
+	{ "webhook-key-drop", cmd_webhook_key_drop, 1, 0, " PLATFORM_ID KEYID",
+	    "stop serving a platform's previous signing key" },
+	{ "stats", cmd_stats, 0, 0, "",
+	    "print the workers' counters" },
+	{ "status", cmd_status, 2, 0, " [--json]",
+	    "print the counters, the job queue and the webhook backlog" },
+	{ "explain-lists", cmd_explain_lists, 1, 0, " PLATFORM_ID",
+	    "EXPLAIN every statement of GET /transactions; non-zero on a bad plan" },
 };
+#define NCOMMANDS (sizeof(commands) / sizeof(commands[0]))
+
+/* help: the usage and every command with what it does, on FP. */
+static void
+help(FILE *fp)
+{
+	fprintf(fp, "usage: xborderctl -c config [-c config ...] command [args]\n"
+	    "       xborderctl --help\n"
+	    "commands:\n");
+	for (size_t i = 0; i < NCOMMANDS; i++) {
+		char head[96];
+
+		snprintf(head, sizeof(head), "%s%s", commands[i].name, commands[i].args);
+		if (strlen(head) > 30)
+			fprintf(fp, "  %s\n  %-30s  %s\n", head, "", commands[i].what);
+		else
+			fprintf(fp, "  %-30s  %s\n", head, commands[i].what);
+	}
+	fprintf(fp, "see xborderctl(8)\n");
+}
+
+/* usage: a wrong command line; the usage on stderr, exit 2. */
+static void
+usage(void)
+{
+	help(stderr);
+	exit(2);
+}
+
+/* is_help: --help, -h or help. */
+static int
+is_help(const char *arg)
+{
+	return strcmp(arg, "--help") == 0 || strcmp(arg, "-h") == 0 ||
+	    strcmp(arg, "help") == 0;
+}
 
 int
 main(int argc, char *argv[])
@@ -678,6 +712,15 @@ main(int argc, char *argv[])
 
 	argc--;
 	argv++;
+	/* --help anywhere a command may stand: before or after the -c files. */
+	for (int i = 0; i < argc; i += 2) {
+		if (is_help(argv[i])) {
+			help(stdout);
+			return fflush(stdout) == 0 ? 0 : 1;
+		}
+		if (strcmp(argv[i], "-c") != 0)
+			break;
+	}
 	while (argc >= 2 && strcmp(argv[0], "-c") == 0) {
 		if (npaths == sizeof(paths) / sizeof(paths[0]))
 			usage();
@@ -687,10 +730,10 @@ main(int argc, char *argv[])
 	}
 	if (npaths == 0 || argc < 1)
 		usage();
-	for (c = commands; c < commands + sizeof(commands) / sizeof(commands[0]); c++)
+	for (c = commands; c < commands + NCOMMANDS; c++)
 		if (strcmp(argv[0], c->name) == 0)
 			break;
-	if (c == commands + sizeof(commands) / sizeof(commands[0]))
+	if (c == commands + NCOMMANDS)
 		usage();
 	if (conf_load(&conf, paths[0], err, sizeof(err)) < 0)
 		die("%s", err);
