@@ -21,7 +21,7 @@
 
 #include <openssl/evp.h>
 
-#include "xborder/auth.h"
+#include "xborder/auth_secret.h"
 #include "xborder/ids.h"
 
 #include "fuzz.h"

@@ -230,8 +230,8 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		FUZZ_ASSERT(strcmp(req2.query[k].value, req.query[i].value) == 0);
 		k++;
 	}
-	http_query_free(req.query, req.nquery);
-	http_query_free(req2.query, req2.nquery);
+	req_query_free(req.query, req.nquery);
+	req_query_free(req2.query, req2.nquery);
 	free(qs2);
 	free(qs);
 	return 0;

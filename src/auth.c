@@ -38,14 +38,13 @@
 #include <openssl/rand.h>
 
 #include "xborder/auth.h"
+#include "xborder/auth_secret.h"
 #include "xborder/conf.h"
 #include "xborder/db.h"
 #include "xborder/db_tokens.h"
-#include "xborder/db_transactions.h"
-#include "xborder/handlers.h"
 #include "xborder/ids.h"
 #include "xborder/log.h"
-#include "xborder/req.h"
+#include "xborder/request.h"
 #include "xborder/resp.h"
 #include "xborder/stats.h"
 #include "xborder/util.h"
@@ -62,47 +61,6 @@ struct cache_slot {
 static struct cache_slot cache[CACHE_SLOTS];
 static int cache_key_ready;
 static char *dummy_hash;	/* argon2id of a random secret; never freed */
-
-int
-auth_parse_basic(const char *header, char client_id[37], char *secret,
-    size_t secretlen)
-{
-	unsigned char dec[256];
-	const char *p, *colon;
-	size_t n;
-	long len;
-
-	if (header == NULL || strncasecmp(header, "Basic", 5) != 0 ||
-	    (header[5] != ' ' && header[5] != '\t'))
-		return -1;
-	p = header + 5;
-	while (*p == ' ' || *p == '\t')
-		p++;
-	n = strlen(p);
-	while (n > 0 && (p[n - 1] == ' ' || p[n - 1] == '\t'))
-		n--;
-	if (n == 0 || n > 340)
-		return -1;
-	if ((len = ids_b64decode(p, n, dec)) <= 0)
-		return -1;
-	if (memchr(dec, '\0', (size_t)len) != NULL)
-		return -1;
-	if ((colon = strchr((char *)dec, ':')) == NULL)
-		return -1;
-	if ((size_t)(colon - (char *)dec) != UUID_LEN)
-		return -1;
-	memcpy(client_id, dec, UUID_LEN);
-	client_id[UUID_LEN] = '\0';
-	if (!ids_is_uuid(client_id))
-		return -1;
-	for (size_t i = 0; i < UUID_LEN; i++)
-		client_id[i] = (char)tolower((unsigned char)client_id[i]);
-	n = strlen(colon + 1);
-	if (n == 0 || n >= secretlen)
-		return -1;
-	memcpy(secret, colon + 1, n + 1);
-	return 0;
-}
 
 /*
  * The cache key's HMAC-SHA-256, keyed once: each mac() copies it.  A
@@ -283,13 +241,9 @@ cache_platform(const char *id)
 
 /*
  * Reads the token with the failures counted against it from addr.  For a
- * secret this worker has proven for the token (proven), the same statement
- * also reads what the route shows, kept for the handler, who uses it only
- * once the request is authenticated: for RF_TXN_WITH_TOKEN the transaction
- * (req->txn_prefetch; an id that does not parse is left to the handler),
- * for RF_LIST_WITH_TOKEN the transactions' page in the platform this worker
- * verified the token in (req->list_prefetch; a query that does not parse is
- * left to the handler).  Credentials not proven yet read the token alone:
+ * secret this worker has proven for the token (proven), a route that names
+ * a with_token function has it read what the route shows in the same
+ * statement (routes.c).  Credentials not proven yet read the token alone:
  * nothing that depends on the request's data runs for them, so neither the
  * time nor the statements of a refused request say anything of the data.
  */
@@ -297,29 +251,8 @@ static int
 token_read(struct req *req, struct db *db, const char *id, const char *addr, int proven,
     struct token_auth *ta)
 {
-	char txn_id[UUID_LEN + 1];
-	struct txn_list_query q;
-	const char *platform;
-	unsigned flags = req->route != NULL ? req->route->flags : 0;
-
-	if (!proven)
-		return db_token_auth_get(db, id, addr, ta);
-	if ((flags & RF_TXN_WITH_TOKEN) &&
-	    ids_parse(req_param(req, 0), "Transaction", 0, txn_id) == 0) {
-		if (req->txn_prefetch == NULL)
-			req->txn_prefetch = xcalloc(1, sizeof(*req->txn_prefetch));
-		return db_token_auth_get_txn(db, id, addr, txn_id, ta, req->txn_prefetch);
-	}
-	if ((flags & RF_LIST_WITH_TOKEN) && (platform = cache_platform(id)) != NULL &&
-	    transactions_query_quiet(req, &q) == 0) {
-		if (req->list_prefetch == NULL)
-			req->list_prefetch = xcalloc(1, sizeof(*req->list_prefetch));
-		/* A page this worker keeps needs only the version, to see it holds. */
-		if (transactions_list_kept(platform, &q))
-			return db_token_auth_get_version(db, id, addr, ta, req->list_prefetch);
-		return db_token_auth_get_list(db, id, addr, platform, &q.f, q.limit, q.cursor,
-		    ta, req->list_prefetch);
-	}
+	if (proven && req->route != NULL && req->route->with_token != NULL)
+		return req->route->with_token(req, db, id, addr, cache_platform(id), ta);
 	return db_token_auth_get(db, id, addr, ta);
 }
 
@@ -424,27 +357,4 @@ cached:
 fail:
 	OPENSSL_cleanse(secret, sizeof(secret));
 	return -1;
-}
-
-int
-auth_new_secret(const struct conf *c, char secret[AUTH_SECRET_LEN + 1], char **hash)
-{
-	unsigned char raw[32], salt[16];
-	size_t enclen;
-	char *enc;
-
-	if (RAND_bytes(raw, sizeof(raw)) != 1 || RAND_bytes(salt, sizeof(salt)) != 1)
-		return -1;
-	ids_b64url(raw, sizeof(raw), secret);
-	OPENSSL_cleanse(raw, sizeof(raw));
-	enclen = argon2_encodedlen(c->argon2_t, c->argon2_m, c->argon2_p,
-	    sizeof(salt), 32, Argon2_id);
-	enc = xmalloc(enclen);
-	if (argon2id_hash_encoded(c->argon2_t, c->argon2_m, c->argon2_p,
-	    secret, AUTH_SECRET_LEN, salt, sizeof(salt), 32, enc, enclen) != ARGON2_OK) {
-		free(enc);
-		return -1;
-	}
-	*hash = enc;
-	return 0;
 }

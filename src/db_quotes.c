@@ -39,12 +39,6 @@
 /* A payout is settled by the worker after this long. */
 #define PAYOUT_DELAY_MS 300
 
-static char *
-dup_or_null(const char *s)
-{
-	return s ? xstrdup(s) : NULL;
-}
-
 static void
 quote_from_row(const struct db_rows *r, size_t i, struct quote *q)
 {

@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "xborder/auth.h"
+#include "xborder/auth_secret.h"
 #include "xborder/db.h"
 #include "xborder/db_tokens.h"
 #include "xborder/ids.h"

@@ -23,12 +23,6 @@
 
 #define SETTLE_DELAY_MS 300
 
-static char *
-dup_or_null(const char *s)
-{
-	return s ? xstrdup(s) : NULL;
-}
-
 static void
 txn_from_cols(const struct db_rows *r, size_t i, unsigned c, struct txn *t)
 {
@@ -64,32 +58,6 @@ static void
 txn_from_row(const struct db_rows *r, size_t i, struct txn *t)
 {
 	txn_from_cols(r, i, 0, t);
-}
-
-void
-txn_free(struct txn *t)
-{
-	free(t->platform_customer_id);
-	free(t->quote_id);
-	free(t->destination_ref);
-	free(t->exchange_rate);
-	free(t->review_detail);
-	memset(t, 0, sizeof(*t));
-}
-
-/* Frees the n transactions of t, not t itself. */
-static void
-txns_free(struct txn *t, size_t n)
-{
-	for (size_t i = 0; i < n; i++)
-		txn_free(&t[i]);
-}
-
-void
-txn_list_free(struct txn *t, size_t n)
-{
-	txns_free(t, n);
-	free(t);
 }
 
 static int
@@ -896,18 +864,6 @@ db_txn_insert(struct db *db, const char *sql, const struct db_val *args, size_t 
 	txn_from_row(&r, 0, &t);
 	db_rows_free(&r);
 	return txn_recorded(db, &t, NULL, out);
-}
-
-/* A copy of t that owns its own strings. */
-static void
-txn_copy(const struct txn *t, struct txn *out)
-{
-	*out = *t;
-	out->platform_customer_id = dup_or_null(t->platform_customer_id);
-	out->quote_id = dup_or_null(t->quote_id);
-	out->destination_ref = dup_or_null(t->destination_ref);
-	out->exchange_rate = dup_or_null(t->exchange_rate);
-	out->review_detail = dup_or_null(t->review_detail);
 }
 
 /*

@@ -10,10 +10,11 @@
 
 #include <json-c/json.h>
 
-#include "xborder/db_transactions.h"
 #include "xborder/events.h"
-#include "xborder/handlers.h"
 #include "xborder/ids.h"
+#include "xborder/jtext.h"
+#include "xborder/json_txn.h"
+#include "xborder/txn.h"
 #include "xborder/util.h"
 
 void

@@ -16,7 +16,7 @@
 #include "xborder/handlers.h"
 #include "xborder/ledger.h"
 #include "xborder/money.h"
-#include "xborder/req.h"
+#include "xborder/request.h"
 #include "xborder/resp.h"
 #include "xborder/stats.h"
 #include "xborder/util.h"

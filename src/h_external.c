@@ -17,7 +17,7 @@
 #include "xborder/handlers.h"
 #include "xborder/http.h"
 #include "xborder/ids.h"
-#include "xborder/req.h"
+#include "xborder/request.h"
 #include "xborder/resp.h"
 #include "xborder/valid.h"
 

@@ -9,7 +9,7 @@
 #include "xborder/conf.h"
 #include "xborder/db.h"
 #include "xborder/handlers.h"
-#include "xborder/req.h"
+#include "xborder/request.h"
 #include "xborder/resp.h"
 
 int

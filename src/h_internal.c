@@ -11,7 +11,7 @@
 #include "xborder/db_accounts.h"
 #include "xborder/handlers.h"
 #include "xborder/ids.h"
-#include "xborder/req.h"
+#include "xborder/request.h"
 #include "xborder/resp.h"
 #include "xborder/valid.h"
 

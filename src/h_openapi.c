@@ -11,7 +11,7 @@
 
 #include "xborder/conf.h"
 #include "xborder/handlers.h"
-#include "xborder/req.h"
+#include "xborder/request.h"
 #include "xborder/resp.h"
 #include "xborder/util.h"
 

@@ -21,7 +21,8 @@
 #include "xborder/db_transactions.h"
 #include "xborder/handlers.h"
 #include "xborder/ids.h"
-#include "xborder/req.h"
+#include "xborder/json_txn.h"
+#include "xborder/request.h"
 #include "xborder/resp.h"
 #include "xborder/util.h"
 #include "xborder/valid.h"
@@ -30,10 +31,6 @@
 
 static const char *const scenarios[] = { "sanctions_hit", "sender_kyc_not_approved",
 	"counterparty_info_incomplete", NULL };
-
-/* The counterparty fields a counterparty_info_incomplete case asks for. */
-static const char *const required_fields[] = { "senderFullLegalName", "senderCountryCode",
-	"senderDateOfBirthOrRegistrationId", "purposeOfPayment", NULL };
 
 static const struct vfield simulate_fields[] = {
 	{ "receiverCustomerId", VK_STRING, VF_REQUIRED, 1, 128, NULL, NULL, NULL },
@@ -62,12 +59,6 @@ static const struct vfield reject_fields[] = {
 	{ NULL, 0, 0, 0, 0, NULL, NULL, NULL }
 };
 
-static int
-reject_only(const char *scenario)
-{
-	return strcmp(scenario, "counterparty_info_incomplete") != 0;
-}
-
 /* A sanctions_hit's match, made up for the sandbox. */
 static char *
 sanctions_match(void)
@@ -88,52 +79,6 @@ sanctions_match(void)
 	s = xstrdup(json_object_to_json_string_ext(o, JSON_C_TO_STRING_PLAIN));
 	json_object_put(o);
 	return s;
-}
-
-void
-json_review_fields(json_object *o, const struct txn *t)
-{
-	json_object *hints;
-	int blocked;
-
-	if (t->review_scenario[0] == '\0' || strcmp(t->status, "PENDING") != 0)
-		return;
-	blocked = reject_only(t->review_scenario);
-	json_put(o, "reviewReason", json_object_new_string(t->review_scenario));
-	json_put(o, "decisionMode",
-	    json_object_new_string(blocked ? "reject_only" : "manual_review_required"));
-	json_put(o, "recommendedAction",
-	    json_object_new_string(blocked ? "reject" : "manual_review"));
-	hints = json_object_new_object();
-	json_put(hints, "approveAllowed", json_object_new_boolean(!blocked));
-	json_put(hints, "rejectAllowed", json_object_new_boolean(1));
-	json_put(hints, "manualReviewRequired", json_object_new_boolean(!blocked));
-	if (blocked)
-		json_put(hints, "approveBlockedReason",
-		    json_object_new_string("reject_only"));
-	json_put(o, "actionAvailabilityHints", hints);
-	if (strcmp(t->review_scenario, "sanctions_hit") == 0) {
-		json_object *m = t->review_detail ? json_tokener_parse(t->review_detail) : NULL;
-
-		json_put(o, "sanctionsMatchSummary",
-		    m != NULL ? m : json_object_new_object());
-	} else if (strcmp(t->review_scenario, "sender_kyc_not_approved") == 0) {
-		json_object *c = json_object_new_object();
-
-		json_put(c, "kycStatus", json_object_new_string("REJECTED"));
-		json_put(c, "screeningResult",
-		    json_object_new_string("KYC_NOT_APPROVED"));
-		json_put(o, "senderComplianceSummary", c);
-	} else {
-		json_object *f = json_object_new_array();
-
-		for (size_t i = 0; required_fields[i] != NULL; i++)
-			json_object_array_add(f, json_object_new_string(required_fields[i]));
-		json_put(o, "missingRequiredFields", f);
-		json_put(o, "thresholdPolicyNote", json_object_new_string(
-		    "Incoming payments whose sender information is incomplete are held for"
-		    " manual review; approval needs every missing field."));
-	}
 }
 
 int
@@ -223,7 +168,7 @@ approvable_or_reply(struct req *req, const struct txn *t)
 {
 	json_object *info, *missing, *d;
 
-	if (reject_only(t->review_scenario)) {
+	if (txn_review_reject_only(t->review_scenario)) {
 		d = json_object_new_object();
 		json_object_object_add(d, "approveBlockedReason",
 		    json_object_new_string("reject_only"));
@@ -232,9 +177,9 @@ approvable_or_reply(struct req *req, const struct txn *t)
 	}
 	info = req->json != NULL ? json_object_object_get(req->json, "counterpartyInfo") : NULL;
 	missing = json_object_new_array();
-	for (size_t i = 0; required_fields[i] != NULL; i++)
-		if (!json_object_object_get_ex(info, required_fields[i], NULL))
-			json_object_array_add(missing, json_object_new_string(required_fields[i]));
+	for (size_t i = 0; txn_review_required_fields[i] != NULL; i++)
+		if (!json_object_object_get_ex(info, txn_review_required_fields[i], NULL))
+			json_object_array_add(missing, json_object_new_string(txn_review_required_fields[i]));
 	if (json_object_array_length(missing) == 0) {
 		json_object_put(missing);
 		return 0;

@@ -10,7 +10,7 @@
 #include "xborder/db.h"
 #include "xborder/handlers.h"
 #include "xborder/netguard.h"
-#include "xborder/req.h"
+#include "xborder/request.h"
 #include "xborder/resp.h"
 #include "xborder/status.h"
 

@@ -11,12 +11,12 @@
 
 #include <openssl/crypto.h>
 
-#include "xborder/auth.h"
+#include "xborder/auth_secret.h"
 #include "xborder/db.h"
 #include "xborder/db_tokens.h"
 #include "xborder/handlers.h"
 #include "xborder/ids.h"
-#include "xborder/req.h"
+#include "xborder/request.h"
 #include "xborder/resp.h"
 #include "xborder/valid.h"
 

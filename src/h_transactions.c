@@ -8,15 +8,17 @@
 #include "config.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "xborder/db.h"
+#include "xborder/db_tokens.h"
 #include "xborder/db_transactions.h"
 #include "xborder/handlers.h"
 #include "xborder/http.h"
 #include "xborder/ids.h"
 #include "xborder/jtext.h"
-#include "xborder/req.h"
+#include "xborder/request.h"
 #include "xborder/resp.h"
 #include "xborder/stats.h"
 #include "xborder/util.h"
@@ -25,87 +27,6 @@
 static const char *const types[] = { "OUTGOING", "INCOMING", NULL };
 static const char *const statuses[] = { "CREATED", "PENDING", "PROCESSING", "COMPLETED",
 	"REJECTED", "FAILED", "REFUNDED", "EXPIRED", NULL };
-
-/*
- * The Transaction resource, written as text: the one definition of its
- * shape, for every answer and event that carries one.  Review fields (an
- * incoming payment held in the review lane) come from json_review_fields().
- */
-static void
-txn_text(struct jtext *j, const struct txn *t)
-{
-	int out = strcmp(t->type, "OUTGOING") == 0;
-	int settled = strcmp(t->status, "COMPLETED") == 0 || strcmp(t->status, "REFUNDED") == 0;
-
-	jt_open(j, '{');
-	jt_key(j, "transactionId");
-	jt_prefixed(j, "Transaction", t->id);
-	jt_key(j, "quoteId");
-	jt_prefixed_or_null(j, "Quote", t->quote_id);
-	jt_key(j, "type");
-	jt_str(j, t->type);
-	jt_key(j, "status");
-	jt_str(j, t->status);
-	jt_key(j, "customerId");
-	jt_prefixed_or_null(j, "Customer", t->customer_id);
-	jt_key(j, "platformCustomerId");
-	jt_str_or_null(j, t->platform_customer_id);
-	jt_key(j, "createdAt");
-	jt_str(j, t->created_at);
-	jt_key(j, "updatedAt");
-	jt_str(j, t->updated_at);
-	jt_key(j, "settledAt");
-	jt_str_or_null(j, settled && t->settled_at[0] ? t->settled_at : NULL);
-	if (t->exchange_rate != NULL) {
-		jt_key(j, "exchangeRate");
-		jt_str(j, t->exchange_rate);
-	}
-	if (t->fee_currency[0]) {
-		jt_key(j, "fees");
-		jt_money(j, t->fee_currency, t->fee_amount);
-	}
-	if (out) {
-		jt_key(j, "source");
-		jt_open(j, '{');
-		jt_key(j, "accountId");
-		jt_prefixed_or_null(j, "InternalAccount", t->internal_account_id);
-		jt_key(j, "sourceType");
-		jt_str(j, "INTERNAL_ACCOUNT");
-		jt_close(j, '}');
-	}
-	jt_key(j, "destination");
-	jt_open(j, '{');
-	jt_key(j, "accountId");
-	if (strcmp(t->destination_type, "EXTERNAL_ACCOUNT") == 0)
-		jt_prefixed_or_null(j, "ExternalAccount", t->destination_ref);
-	else
-		jt_str_or_null(j, t->destination_ref);
-	jt_key(j, "destinationType");
-	jt_str(j, t->destination_type);
-	jt_close(j, '}');
-	jt_key(j, out ? "sentAmount" : "receivedAmount");
-	jt_money(j, t->currency, t->amount);
-	if (!out) {
-		json_object *r = json_object_new_object();
-
-		json_review_fields(r, t);
-		if (json_object_object_length(r) > 0)
-			jt_members(j, json_object_to_json_string_ext(r,
-			    JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE));
-		json_object_put(r);
-	}
-	jt_close(j, '}');
-}
-
-json_object *
-json_transaction(const struct txn *t)
-{
-	struct jtext j;
-
-	jt_init(&j);
-	txn_text(&j, t);
-	return json_text(jt_take(&j, NULL));
-}
 
 static void
 list_reply(struct req *req, const struct txn *list, size_t n, int64_t cursor, int64_t total)
@@ -153,7 +74,7 @@ h_transactions_get(struct req *req)
 		return -1;
 	if (id[0] == '\0')
 		return transaction_not_found_reply(req);
-	p = req->txn_prefetch;
+	p = req->prefetch;
 	if (p != NULL && p->read && !p->due && strcmp(p->id, id) == 0 &&
 	    strcmp(p->platform_id, req->platform_id) == 0) {
 		/* Read with the token, in the caller's platform: one round trip. */
@@ -172,6 +93,34 @@ h_transactions_get(struct req *req)
 	resp_json(req, 200, json_transaction(&t));
 	txn_free(&t);
 	return 0;
+}
+
+static void
+txn_prefetch_free(void *p)
+{
+	txn_free(&((struct txn_prefetch *)p)->t);
+	free(p);
+}
+
+/*
+ * GET /transactions/{id}'s with_token: the transaction, read with the
+ * token in the token's own platform (req->prefetch).  An id that does not
+ * parse is left to the handler.
+ */
+int
+transactions_get_with_token(struct req *req, struct db *db, const char *token_id,
+    const char *addr, const char *platform, struct token_auth *ta)
+{
+	char id[UUID_LEN + 1];
+
+	(void)platform;		/* the statement joins on the token's own */
+	if (ids_parse(req_param(req, 0), "Transaction", 0, id) < 0)
+		return db_token_auth_get(db, token_id, addr, ta);
+	if (req->prefetch == NULL) {
+		req->prefetch = xcalloc(1, sizeof(struct txn_prefetch));
+		req->prefetch_free = txn_prefetch_free;
+	}
+	return db_token_auth_get_txn(db, token_id, addr, id, ta, req->prefetch);
 }
 
 /* Parses the query of GET /transactions into q; answers 400 and returns -1. */
@@ -215,7 +164,7 @@ transactions_query(struct req *req, struct txn_list_query *q)
 	return 0;
 }
 
-int
+static int
 transactions_query_quiet(struct req *req, struct txn_list_query *q)
 {
 	size_t nhdr = req->nhdr;
@@ -279,7 +228,12 @@ listed_slot(const char *platform, const char *key)
 	return (str_hash(platform) ^ str_hash(key)) % LISTED_SLOTS;
 }
 
-int
+/*
+ * Whether this worker keeps the answer to q in platform (a first page, read
+ * with the version of the platform's transactions): then the token's
+ * statement reads only that version (db_token_auth_get_version).
+ */
+static int
 transactions_list_kept(const char *platform, const struct txn_list_query *q)
 {
 	char key[256];
@@ -342,10 +296,44 @@ listed_keep(struct req *req, const struct txn_list_query *q, const struct txn_li
 	listed[i].json = json_object_get(req->out);
 }
 
+static void
+list_prefetch_free(void *p)
+{
+	txn_list_prefetch_free(p);
+	free(p);
+}
+
+/*
+ * GET /transactions' with_token: the page in platform, the token's as this
+ * worker saw it (NULL: not known yet, the token alone is read), into
+ * req->prefetch; for a page this worker keeps, only the version of the
+ * platform's transactions, to see that it holds.  A query that does not
+ * parse is left to the handler.
+ */
+int
+transactions_list_with_token(struct req *req, struct db *db, const char *token_id,
+    const char *addr, const char *platform, struct token_auth *ta)
+{
+	struct txn_list_query q;
+	struct txn_list_prefetch *p;
+
+	if (platform == NULL || transactions_query_quiet(req, &q) < 0)
+		return db_token_auth_get(db, token_id, addr, ta);
+	if (req->prefetch == NULL) {
+		req->prefetch = xcalloc(1, sizeof(struct txn_list_prefetch));
+		req->prefetch_free = list_prefetch_free;
+	}
+	p = req->prefetch;
+	if (transactions_list_kept(platform, &q))
+		return db_token_auth_get_version(db, token_id, addr, ta, p);
+	return db_token_auth_get_list(db, token_id, addr, platform, &q.f, q.limit, q.cursor,
+	    ta, p);
+}
+
 int
 h_transactions_list(struct req *req)
 {
-	const struct txn_list_prefetch *p = req->list_prefetch;
+	const struct txn_list_prefetch *p = req->prefetch;
 	struct txn_list_query q;
 	int64_t total;
 	struct txn *list;

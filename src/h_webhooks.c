@@ -26,7 +26,7 @@
 #include "xborder/gate.h"
 #include "xborder/handlers.h"
 #include "xborder/ids.h"
-#include "xborder/req.h"
+#include "xborder/request.h"
 #include "xborder/resp.h"
 #include "xborder/util.h"
 #include "xborder/wh_http.h"

@@ -117,16 +117,6 @@ http_query_parse(const char *qs, struct query_param **out, size_t *np)
 	return 0;
 }
 
-void
-http_query_free(struct query_param *q, size_t n)
-{
-	for (size_t i = 0; i < n; i++) {
-		free(q[i].name);
-		free(q[i].value);
-	}
-	free(q);
-}
-
 int
 http_query_get(const struct req *req, const char *name, const char **value)
 {

@@ -233,3 +233,51 @@ json_text(char *text)
 	    json_object_free_userdata);
 	return o;
 }
+
+void
+json_put(json_object *o, const char *key, json_object *v)
+{
+	json_object_object_add_ex(o, key, v,
+	    JSON_C_OBJECT_ADD_KEY_IS_NEW | JSON_C_OBJECT_KEY_IS_CONSTANT);
+}
+
+json_object *
+json_str_or_null(const char *s)
+{
+	return s != NULL ? json_object_new_string(s) : NULL;
+}
+
+/* "Kind:id", put together without printf: a list page makes a hundred. */
+json_object *
+json_prefixed(const char *kind, const char *id)
+{
+	size_t kl, il;
+	char buf[128];
+
+	prefixed_lengths(kind, id, &kl, &il);
+	memcpy(buf, kind, kl);
+	buf[kl] = ':';
+	memcpy(buf + kl + 1, id, il);
+	return json_object_new_string_len(buf, (int)(kl + 1 + il));
+}
+
+void
+jt_money(struct jtext *j, const char *currency, int64_t amount)
+{
+	jt_open(j, '{');
+	jt_key(j, "currencyCode");
+	jt_str(j, currency);
+	jt_key(j, "amountMinor");
+	jt_i64_str(j, amount);
+	jt_close(j, '}');
+}
+
+json_object *
+json_money(const char *currency, int64_t amount)
+{
+	struct jtext j;
+
+	jt_init(&j);
+	jt_money(&j, currency, amount);
+	return json_text(jt_take(&j, NULL));
+}

@@ -14,7 +14,9 @@
 
 #include <fcgiapp.h>
 
-#include "xborder/req.h"
+#include "xborder/db.h"
+#include "xborder/log.h"
+#include "xborder/request.h"
 #include "xborder/resp.h"
 #include "xborder/util.h"
 
@@ -216,4 +218,40 @@ resp_send(struct req *req)
 	if (req->fcgi != NULL)
 		FCGX_PutStr(text, (int)len, req->fcgi->out);
 	free(text);
+}
+
+static int
+unavailable(struct req *req)
+{
+	resp_header(req, "Retry-After", "5");
+	return resp_error(req, 503, "SERVICE_UNAVAILABLE",
+	    "The service is temporarily unavailable; retry later.", NULL);
+}
+
+struct db *
+req_db_or_reply(struct req *req)
+{
+	struct db *db = db_handle(req->conf);
+
+	if (db == NULL)
+		unavailable(req);
+	return db;
+}
+
+int
+req_db_fail(struct req *req, int rc)
+{
+	if (rc == DB_UNAVAILABLE) {
+		db_handle_reset();
+		return unavailable(req);
+	}
+	/*
+	 * Every attempt lost a deadlock or (on Galera) a certification
+	 * conflict: nothing was written, and the same request later will
+	 * most likely go through.  Each retry was logged already.
+	 */
+	if (rc == DB_RETRY)
+		return unavailable(req);
+	log_msg(LOG_LVL_ERROR, req->id, "store failure %d", rc);
+	return resp_error(req, 500, "INTERNAL_ERROR", "An internal error occurred.", NULL);
 }

@@ -80,10 +80,11 @@ const struct route_def routes[ROUTE__MAX] = {
 	[ROUTE_POST_TRANSFER_OUT] =
 	    { M_POST, "/transfer-out", h_transfer_out, PERM_MANAGE, RF_BODY },
 	[ROUTE_GET_TRANSACTIONS] =
-	    { M_GET, "/transactions", h_transactions_list, PERM_VIEW, RF_LIST_WITH_TOKEN },
+	    { M_GET, "/transactions", h_transactions_list, PERM_VIEW, 0,
+	      transactions_list_with_token },
 	[ROUTE_GET_TRANSACTIONS_ONE] =
-	    { M_GET, "/transactions/{transactionId}", h_transactions_get, PERM_VIEW,
-		RF_TXN_WITH_TOKEN },
+	    { M_GET, "/transactions/{transactionId}", h_transactions_get, PERM_VIEW, 0,
+	      transactions_get_with_token },
 	[ROUTE_POST_SANDBOX_INCOMING_PAYMENTS_SIMULATE] =
 	    { M_POST, "/sandbox/incoming-payments/simulate", h_review_simulate,
 	      PERM_MANAGE, RF_BODY | RF_PLATFORM_HDR },

@@ -59,6 +59,12 @@ xstrdup(const char *s)
 }
 
 char *
+dup_or_null(const char *s)
+{
+	return s ? xstrdup(s) : NULL;
+}
+
+char *
 xstrndup(const char *s, size_t n)
 {
 	char *p = xmalloc(n + 1);

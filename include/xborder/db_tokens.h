@@ -7,6 +7,14 @@
 #include <stddef.h>
 #include <stdint.h>
 
+/*
+ * Failed authentications counted per token and client address
+ * (auth_failures): after AUTH_MAX_FAILURES within AUTH_FAILURE_WINDOW
+ * seconds the address is refused for that token.
+ */
+#define AUTH_MAX_FAILURES 10
+#define AUTH_FAILURE_WINDOW 60	/* seconds */
+
 struct db;
 
 /* What authentication needs of a token row. */

@@ -9,6 +9,7 @@
 #include <stdint.h>
 
 #include "xborder/db_ledger.h"
+#include "xborder/txn.h"
 
 struct db;
 struct db_rows;
@@ -27,38 +28,6 @@ struct db_val;
 #define TXN_COLS TXN_COLS_OF("")
 #define TXN_NCOLS 24
 
-struct txn {
-	char	 id[37];
-	char	 platform_id[37];
-	char	 kind[16];		/* TRANSFER_IN, TRANSFER_OUT, ... */
-	char	 type[9];		/* OUTGOING, INCOMING */
-	char	 status[16];
-	char	 customer_id[37];	/* "" when none */
-	char	*platform_customer_id;	/* NULL when none; owned */
-	char	*quote_id;		/* NULL when none; owned */
-	char	 internal_account_id[37];
-	char	 external_account_id[37];
-	char	 destination_type[17];
-	char	*destination_ref;	/* external account id or PPV address; owned */
-	char	 currency[4];
-	int64_t	 amount;
-	char	*exchange_rate;		/* NULL when none; owned */
-	char	 fee_currency[4];	/* "" when none */
-	int64_t	 fee_amount;
-	char	 outcome[16];		/* COMPLETES, FAILS, RETURNS */
-	char	 created_at[25], updated_at[25];
-	char	 settled_at[25];	/* "" while not settled */
-	char	 review_scenario[33];	/* review lane: the scenario, else "" */
-	char	*review_detail;		/* its details as JSON text, or NULL; owned */
-	int	 transit_shard;		/* which in-transit account holds its money */
-	/*
-	 * The server's UTC_TIMESTAMP(3) as DATETIME text when the row was read
-	 * under its lock (db_txn_lock), else "": a status change that follows
-	 * sets updated_at to it, so the row as changed is known without reading
-	 * it again.
-	 */
-	char	 db_now[24];
-};
 
 /* A same-currency transfer between a customer's two accounts. */
 struct transfer {
@@ -201,9 +170,6 @@ int db_txn_insert(struct db *db, const char *sql, const struct db_val *args, siz
  * terminal state, or a completed payout that the bank is going to return.
  */
 int db_txn_open_count(struct db *db, const char *customer_id, int64_t *count);
-
-void txn_free(struct txn *t);
-void txn_list_free(struct txn *t, size_t n);
 
 /* ---- background jobs (xborder-worker) ---- */
 

@@ -13,6 +13,8 @@
 #include <json-c/json.h>
 
 #include "xborder/db_transactions.h"
+#include "xborder/jtext.h"
+#include "xborder/json_txn.h"
 #include "xborder/router.h"
 
 struct req;
@@ -194,13 +196,6 @@ struct list_filter {
 int list_filters_or_reply(struct req *req, const struct list_filter *f,
     const char **vals, char (*ids)[37]);
 
-/*
- * A MoneyAmount object: {currencyCode, amountMinor (decimal string)},
- * written into j, or as a value that serializes as it (json_text()).
- */
-struct jtext;
-void jt_money(struct jtext *j, const char *currency, int64_t amount);
-json_object *json_money(const char *currency, int64_t amount);
 
 /* Parses "Customer:<uuid>" into id; answers 400 naming field otherwise. */
 int customer_id_or_reply(struct req *req, const char *value, const char *field,
@@ -245,10 +240,6 @@ int currency_enabled_or_reply(struct req *req, struct db *db, const char *platfo
  */
 int ppv_parse(const char *address, char name[65], char domain[254]);
 
-/* The Transaction resource, outgoing or incoming variant (h_transactions.c). */
-struct txn;
-json_object *json_transaction(const struct txn *t);
-
 /*
  * The query of GET /transactions, parsed: f points into the struct (ids,
  * start, end) and into the request, so the struct is not copied.
@@ -260,24 +251,16 @@ struct txn_list_query {
 };
 
 /*
- * Parses the query of GET /transactions into q; 0, or -1 when it is not
- * valid, with nothing answered (the handler answers the 400 once the
- * caller is authenticated).
+ * The with_token functions of GET /transactions/{id} and GET /transactions
+ * (router.h, route_with_token): the transaction, or the page (for the
+ * platform this worker saw the token in), read with the token.
  */
-int transactions_query_quiet(struct req *req, struct txn_list_query *q);
-
-/*
- * Whether this worker keeps the answer to q in platform (a first page, read
- * with the version of the platform's transactions): then the token's
- * statement reads only that version (db_token_auth_get_version).
- */
-int transactions_list_kept(const char *platform, const struct txn_list_query *q);
-
-/*
- * Adds the review fields of a case in the lane (a PENDING transaction with
- * a review scenario) to the Transaction object o; nothing otherwise.
- */
-void json_review_fields(json_object *o, const struct txn *t);
+struct db;
+struct token_auth;
+int transactions_get_with_token(struct req *req, struct db *db, const char *token_id,
+    const char *addr, const char *platform, struct token_auth *ta);
+int transactions_list_with_token(struct req *req, struct db *db, const char *token_id,
+    const char *addr, const char *platform, struct token_auth *ta);
 
 /* Answers 404 TRANSACTION_NOT_FOUND; returns -1. */
 int transaction_not_found_reply(struct req *req);
@@ -303,17 +286,5 @@ int balance_limit_reply(struct req *req, const char *field);
 struct ledger_short;
 int insufficient_reply(struct req *req, const struct ledger_short *s);
 
-
-/*
- * Adds member key to o, which does not have it yet; key is a string
- * literal, which json-c keeps by pointer instead of copying it.
- */
-void json_put(json_object *o, const char *key, json_object *v);
-
-/* A string or JSON null when s is NULL. */
-json_object *json_str_or_null(const char *s);
-
-/* "Kind:<id>" as a new json string. */
-json_object *json_prefixed(const char *kind, const char *id);
 
 #endif

@@ -9,7 +9,7 @@
 
 #include <json-c/json.h>
 
-#include "xborder/req.h"
+#include "xborder/request.h"
 
 #define HTTP_MAX_BODY 65536
 
@@ -22,14 +22,12 @@ int http_parse(struct req *req);
 
 /*
  * Splits a query string into decoded name/value pairs (caller frees with
- * http_query_free).  A pair whose name has a malformed escape (or an
+ * req_query_free).  A pair whose name has a malformed escape (or an
  * encoded NUL) is dropped; one whose value has one keeps a NULL value.
  * Returns 0.
  */
 int http_query_parse(const char *qs, struct query_param **out, size_t *n);
 
-/* Frees what http_query_parse returned. */
-void http_query_free(struct query_param *q, size_t n);
 
 /*
  * Looks a query parameter up: returns 0 when absent, 1 with *value set

@@ -54,5 +54,22 @@ char *i64_digits(int64_t v, char *end);
 
 /* How much of kind and id "kind:id" keeps: kind to 64, the whole to 127. */
 void prefixed_lengths(const char *kind, const char *id, size_t *kl, size_t *il);
+/*
+ * Adds member key to o, which does not have it yet; key is a string
+ * literal, which json-c keeps by pointer instead of copying it.
+ */
+void json_put(json_object *o, const char *key, json_object *v);
+
+/* A string or JSON null when s is NULL. */
+json_object *json_str_or_null(const char *s);
+
+/* "Kind:<id>" as a new json string. */
+json_object *json_prefixed(const char *kind, const char *id);
+/*
+ * A MoneyAmount object: {currencyCode, amountMinor (decimal string)},
+ * written into j, or as a value that serializes as it (json_text()).
+ */
+void jt_money(struct jtext *j, const char *currency, int64_t amount);
+json_object *json_money(const char *currency, int64_t amount);
 
 #endif

@@ -1,83 +1,11 @@
 /*
- * req.h: the one struct that owns a request from accept to response.
- * Created by req_init() in the worker loop and released by req_free();
- * every layer takes it as its first argument.
+ * req.h: the pipeline of one request (req.c), from the parsed request to
+ * the answer written and logged.
  */
 #ifndef XBORDER_REQ_H
 #define XBORDER_REQ_H
 
-#include <stddef.h>
-#include <stdint.h>
-
-#include <json-c/json.h>
-
-#include "xborder/router.h"
-
-struct conf;
-struct db;
-struct txn_prefetch;
-struct txn_list_prefetch;
-typedef struct FCGX_Request FCGX_Request;
-
-struct query_param {
-	char	*name;
-	char	*value;
-};
-
-#define REQ_MAX_HEADERS 6
-
-struct req {
-	FCGX_Request		*fcgi;		/* NULL in unit tests */
-	const struct conf	*conf;
-	char			 id[65];	/* request id (nginx's, else ours) */
-	int64_t			 started_us;	/* now_us() at accept */
-
-	/* Request line and headers (header strings are borrowed). */
-	enum http_method	 method;
-	char			*path;		/* after base_path, no query */
-	struct query_param	*query;
-	size_t			 nquery;
-	const char		*content_type;
-	const char		*authorization;
-	const char		*platform_header;	/* X-Platform-Id */
-	const char		*idempotency_key;
-	const char		*remote_addr;	/* the client as nginx saw it */
-	int64_t			 content_length;	/* -1 when absent */
-
-	/* Routing. */
-	const struct route_def	*route;
-	struct route_match	 match;
-	int			 handler_started;	/* may have acted */
-
-	/* The authenticated caller. */
-	char			 platform_id[37];
-	char			 token_id[37];
-	int			 can_view;
-	int			 can_manage;
-	int64_t			 config_version;	/* read with the token */
-	struct txn_prefetch	*txn_prefetch;	/* RF_TXN_WITH_TOKEN: owned */
-	struct txn_list_prefetch *list_prefetch; /* RF_LIST_WITH_TOKEN: owned */
-
-	/* Body. */
-	char			*body;
-	size_t			 body_len;
-	json_object		*json;		/* parsed body, or NULL */
-
-	/* Response. */
-	int			 status;
-	json_object		*out;
-	struct {
-		char	name[32];
-		char	value[128];
-	}			 hdr[REQ_MAX_HEADERS];
-	size_t			 nhdr;
-};
-
-/* Prepares req for one FastCGI request (fcgi may be NULL in tests). */
-void req_init(struct req *req, FCGX_Request *fcgi, const struct conf *conf);
-
-/* Releases everything req owns (the one place a request is freed). */
-void req_free(struct req *req);
+#include "xborder/request.h"
 
 /*
  * Runs the whole pipeline for one request: parse, route (404/405),
@@ -85,26 +13,5 @@ void req_free(struct req *req);
  * (400/413/415), handler; then writes the response and logs one line.
  */
 void req_dispatch(struct req *req);
-
-/* Returns path parameter i (decoded), or "" when absent. */
-const char *req_param(const struct req *req, size_t i);
-
-/*
- * The worker's database connection, opened on first use.  When the server
- * cannot be reached it answers 503 itself and returns NULL.
- */
-struct db *req_db_or_reply(struct req *req);
-
-/*
- * The version of platform's configuration that this request read with its
- * token, for db_config_get(): 0 unless platform is the caller's own.
- */
-int64_t req_config_version(const struct req *req, const char *platform);
-
-/*
- * Answers a failed store call: 503 SERVICE_UNAVAILABLE for DB_UNAVAILABLE,
- * 500 INTERNAL_ERROR for anything else.  Returns -1.
- */
-int req_db_fail(struct req *req, int rc);
 
 #endif

@@ -8,6 +8,7 @@
 #include <json-c/json.h>
 
 struct req;
+struct db;
 
 /* Sets the response: status and body (ownership of body passes to req). */
 void resp_json(struct req *req, int status, json_object *body);
@@ -59,5 +60,17 @@ char *resp_render(const struct req *req, size_t *len);
 
 /* Writes the response to the request's FastCGI stream. */
 void resp_send(struct req *req);
+
+/*
+ * The worker's database connection, opened on first use.  When the server
+ * cannot be reached it answers 503 itself and returns NULL.
+ */
+struct db *req_db_or_reply(struct req *req);
+
+/*
+ * Answers a failed store call: 503 SERVICE_UNAVAILABLE for DB_UNAVAILABLE,
+ * 500 INTERNAL_ERROR for anything else.  Returns -1.
+ */
+int req_db_fail(struct req *req, int rc);
 
 #endif

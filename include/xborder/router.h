@@ -23,11 +23,26 @@ enum perm {
 #define RF_BODY_OPT	0x02	/* a JSON object body may be sent */
 #define RF_PLATFORM_HDR	0x04	/* honours the X-Platform-Id header */
 #define RF_SECRET_ONCE	0x08	/* answers a clientSecret that is never kept */
-#define RF_TXN_WITH_TOKEN 0x10	/* {0} is a transaction id, read with the token */
-#define RF_LIST_WITH_TOKEN 0x20	/* the transactions' page is read with the token */
 #define RF_BODY_NONE	0x40	/* takes no body: empty, or exactly {} */
 
 typedef int (*route_handler)(struct req *);
+
+/*
+ * A route that shows data read in the same statement as the caller's
+ * token (one round trip) names a function of its handler's module that
+ * does it: it reads token token_id with its failures from address addr,
+ * as db_token_auth_get() does, into ta, and what the route shows into
+ * req->prefetch (with req->prefetch_free), which the handler uses only
+ * once the request is authenticated.  platform is the token's platform
+ * as this worker last saw it, or NULL.  Authentication calls it only for
+ * a secret this worker has already proven (decisions.md section 2), so
+ * nothing that depends on the request's data runs for one it has not.
+ * Returns what db_token_auth_get() returns.
+ */
+struct db;
+struct token_auth;
+typedef int (*route_with_token)(struct req *req, struct db *db, const char *token_id,
+    const char *addr, const char *platform, struct token_auth *ta);
 
 struct route_def {
 	enum http_method method;
@@ -35,6 +50,7 @@ struct route_def {
 	route_handler	 handler;
 	enum perm	 perm;
 	unsigned	 flags;
+	route_with_token with_token;	/* NULL: the token is read alone */
 };
 
 #define ROUTER_MAX_PARAMS 4

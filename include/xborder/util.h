@@ -16,6 +16,8 @@ void *xcalloc(size_t n, size_t size);
 void *xrealloc(void *p, size_t n);
 char *xstrdup(const char *s);
 char *xstrndup(const char *s, size_t n);
+/* xstrdup(s), or NULL when s is NULL. */
+char *dup_or_null(const char *s);
 
 /* Milliseconds from a monotonic clock. */
 int64_t now_ms(void);

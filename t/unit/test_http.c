@@ -28,7 +28,7 @@ Test(http, query_parse_and_get)
 	cr_assert_eq(http_query_get(&req, "x", &v), 1);
 	cr_assert_str_eq(v, "");
 	cr_assert_eq(http_query_get(&req, "missing", &v), 0);
-	http_query_free(req.query, req.nquery);
+	req_query_free(req.query, req.nquery);
 }
 
 Test(http, query_duplicate)
@@ -39,7 +39,7 @@ Test(http, query_duplicate)
 	memset(&req, 0, sizeof(req));
 	cr_assert_eq(http_query_parse("limit=5&limit=6", &req.query, &req.nquery), 0);
 	cr_assert_eq(http_query_get(&req, "limit", &v), -1);
-	http_query_free(req.query, req.nquery);
+	req_query_free(req.query, req.nquery);
 }
 
 Test(http, query_malformed_escape)
@@ -55,7 +55,7 @@ Test(http, query_malformed_escape)
 	cr_assert_eq(http_query_get(&req, "b", &v), -2);
 	cr_assert_eq(http_query_get(&req, "limit", &v), 1);
 	cr_assert_str_eq(v, "1");
-	http_query_free(req.query, req.nquery);
+	req_query_free(req.query, req.nquery);
 }
 
 Test(http, json_media_type)
