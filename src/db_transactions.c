@@ -12,16 +12,11 @@
 #include <unistd.h>
 
 #include "xborder/db.h"
-#include "xborder/db_customers.h"
 #include "xborder/db_ledger.h"
-#include "xborder/db_quotes.h"
 #include "xborder/db_tokens.h"
 #include "xborder/db_transactions.h"
-#include "xborder/db_webhooks.h"
 #include "xborder/ids.h"
 #include "xborder/util.h"
-
-#define SETTLE_DELAY_MS 300
 
 static void
 txn_from_cols(const struct db_rows *r, size_t i, unsigned c, struct txn *t)
@@ -88,28 +83,23 @@ db_txn_get(struct db *db, const char *platform, const char *id, struct txn *out)
 }
 
 int
-db_txn_get_fresh(struct db *db, const char *platform, const char *id, struct txn *out)
+db_txn_get_fresh(struct db *db, const char *platform, const char *id, struct txn *out,
+    int *due)
 {
 	static const char sql[] =
 	    "SELECT " TXN_COLS ", " TXN_QUOTE_DUE_OF("transactions")
 	    " FROM transactions WHERE platform_id = ? AND id = ?";
 	struct db_val a[] = { DBS(platform), DBS(id) };
 	struct db_rows r;
-	int rc, due;
+	int rc;
 
 	if ((rc = db_query_one(db, sql, a, NARGS(a), &r)) != DB_OK)
 		return rc;
-	due = db_cell_i64(&r, 0, TXN_NCOLS) != 0;
-	if (!due) {
+	*due = db_cell_i64(&r, 0, TXN_NCOLS) != 0;
+	if (!*due)
 		txn_from_row(&r, 0, out);
-		db_rows_free(&r);
-		return DB_OK;
-	}
-	/* Expiry is written by whoever looks first: a reader never sees it stale. */
 	db_rows_free(&r);
-	if ((rc = db_quote_expire_due(db, platform, NULL)) != DB_OK)
-		return rc;
-	return db_txn_get(db, platform, id, out);
+	return DB_OK;
 }
 
 int
@@ -566,7 +556,7 @@ newest_first(const void *a, const void *b)
 
 int
 db_txn_list(struct db *db, const char *platform, const struct txn_filter *f,
-    int64_t limit, int64_t offset, struct txn **out, size_t *n, int64_t *total)
+    int64_t limit, int64_t offset, struct txn **out, size_t *n, int64_t *total, int *due)
 {
 	unsigned mask = filter_mask(f);
 	struct db_val v[20];
@@ -581,22 +571,11 @@ db_txn_list(struct db *db, const char *platform, const struct txn_filter *f,
 		return rc;
 	/*
 	 * The rows say whether the platform has quotes past their expiry (an
-	 * empty page cannot): if so, expire them (whoever looks first writes
-	 * it) and read the page again.
+	 * empty page cannot): if so, the caller expires them (whoever looks
+	 * first writes it) and, when it expired any, reads the page again.
 	 */
-	if (r.nrows == 0 || any_due(&r, TXN_NCOLS + 1)) {
-		uint64_t expired = 0;
-
-		if ((rc = db_quote_expire_due(db, platform, &expired)) != DB_OK) {
-			db_rows_free(&r);
-			return rc;
-		}
-		if (expired > 0) {
-			db_rows_free(&r);
-			if ((rc = db_query(db, db_txn_list_sql(mask, 1), v, k, &r)) != DB_OK)
-				return rc;
-		}
-	}
+	if (due != NULL)
+		*due = r.nrows == 0 || any_due(&r, TXN_NCOLS + 1);
 	if (r.nrows > 0)
 		*total = db_cell_i64(&r, 0, 24);
 	else if (offset == 0)
@@ -783,8 +762,8 @@ delta_cmp(const void *a, const void *b)
  * its transactions (schema/011_list_version.sql), and it must move with
  * every insert and status change, since each is one of these calls.
  */
-static int
-count_changes(struct db *db, const struct txn *ts, size_t n, const char *old_status)
+int
+db_txn_count(struct db *db, const struct txn *ts, size_t n, const char *old_status)
 {
 	static char *made[2 * JOB_BATCH_MAX + 1];
 	struct count_delta d[2 * JOB_BATCH_MAX];
@@ -824,60 +803,23 @@ count_changes(struct db *db, const struct txn *ts, size_t n, const char *old_sta
 	return db_exec(db, made[m], a, 5 * m, NULL);
 }
 
-/*
- * The part of a status change or an insert after the rows are known: the n
- * rows ts as they now are, counted and each with its event queued.
- */
-static int
-txns_recorded(struct db *db, const struct txn *ts, size_t n, const char *old_status)
-{
-	int rc;
-
-	if ((rc = count_changes(db, ts, n, old_status)) == DB_OK)
-		rc = db_txn_events(db, ts, n);
-	return rc;
-}
-
-/* txns_recorded() of one row t, which is freed unless out takes it. */
-static int
-txn_recorded(struct db *db, struct txn *t, const char *old_status, struct txn *out)
-{
-	int rc = txns_recorded(db, t, 1, old_status);
-
-	if (rc == DB_OK && out != NULL)
-		*out = *t;
-	else
-		txn_free(t);
-	return rc;
-}
-
 int
 db_txn_insert(struct db *db, const char *sql, const struct db_val *args, size_t n,
     struct txn *out)
 {
 	struct db_rows r;
-	struct txn t;
 	int rc;
 
 	if ((rc = db_query_one(db, sql, args, n, &r)) != DB_OK)
 		return rc == DB_NOT_FOUND ? DB_ERR : rc;
-	txn_from_row(&r, 0, &t);
+	txn_from_row(&r, 0, out);
 	db_rows_free(&r);
-	return txn_recorded(db, &t, NULL, out);
+	return DB_OK;
 }
 
-/*
- * Sets the status of the n rows ts, all of one status and read under their
- * locks by one statement of this transaction (db_txn_lock, db_txn_lock_many:
- * so with one db_now), to status, by one UPDATE: updated_at (and
- * settled_at when settled and not yet set) become the server's time of
- * that read, so the rows as changed are ts with those three columns,
- * counted and with their events queued without reading them again.
- * changed[0..n-1] receives them (the caller frees them) when DB_OK.
- */
-static int
-set_status(struct db *db, const struct txn *ts, size_t n, const char *status, int settled,
-    struct txn *changed)
+int
+db_txn_status_write(struct db *db, const struct txn *ts, size_t n, const char *status,
+    int settled, struct txn *changed)
 {
 	const char *platforms[JOB_BATCH_MAX], *ids[JOB_BATCH_MAX];
 	struct db_val a[4 + 3 * JOB_BATCH_MAX];
@@ -912,59 +854,7 @@ set_status(struct db *db, const struct txn *ts, size_t n, const char *status, in
 		if (settled && c->settled_at[0] == '\0')
 			ids_timestamp(ts[i].db_now, c->settled_at);
 	}
-	/* Every status change is counted and has its event, in this transaction. */
-	if ((rc = txns_recorded(db, changed, n, ts[0].status)) != DB_OK)
-		txns_free(changed, n);
-	return rc;
-}
-
-int
-db_txn_set_status_from(struct db *db, const struct txn *t, const char *status, int settled,
-    struct txn *out)
-{
-	struct txn n;
-	int rc;
-
-	if (strcmp(t->status, status) == 0) {
-		if (out != NULL)
-			txn_copy(t, out);
-		return DB_OK;
-	}
-	if ((rc = set_status(db, t, 1, status, settled, &n)) != DB_OK)
-		return rc;
-	if (out != NULL)
-		*out = n;
-	else
-		txn_free(&n);
 	return DB_OK;
-}
-
-int
-db_txn_set_status_all(struct db *db, const struct txn *ts, size_t n, const char *status,
-    int settled)
-{
-	struct txn changed[JOB_BATCH_MAX];
-	int rc;
-
-	if (n == 0)
-		return DB_OK;
-	if ((rc = set_status(db, ts, n, status, settled, changed)) == DB_OK)
-		txns_free(changed, n);
-	return rc;
-}
-
-int
-db_txn_set_status(struct db *db, const char *platform, const char *id, const char *status,
-    int settled)
-{
-	struct txn t;
-	int rc;
-
-	if ((rc = db_txn_lock(db, platform, id, &t)) != DB_OK)
-		return rc == DB_NOT_FOUND ? DB_OK : rc;
-	rc = db_txn_set_status_from(db, &t, status, settled, NULL);
-	txn_free(&t);
-	return rc;
 }
 
 int
@@ -980,18 +870,9 @@ db_job_add(struct db *db, const char *kind, const char *ref_id, const char *plat
 	return db_exec(db, sql, a, NARGS(a), NULL);
 }
 
-struct transfer_args {
-	const char		*platform;
-	const struct transfer	*t;
-	int			 out;
-	char			 id[37];
-	struct ledger_short	*shortfall;
-	int			 shard;		/* the in-transit account shard */
-	struct txn		 txn;		/* the transaction as recorded */
-};
-
-static int
-transfer_tx(struct db *db, void *arg)
+int
+db_transfer_insert(struct db *db, const char *platform, const char *id,
+    const struct transfer *t, int out_dir, const char *pcid, int shard, struct txn *out)
 {
 	static const char ins[] =
 	    "INSERT INTO transactions (id, platform_id, kind, type, status, customer_id,"
@@ -999,91 +880,15 @@ transfer_tx(struct db *db, void *arg)
 	    " destination_type, destination_ref, currency, amount, outcome, transit_shard,"
 	    " created_at, updated_at) VALUES (?, ?, ?, ?, 'PENDING', ?, ?, ?, ?, ?, ?, ?, ?,"
 	    " ?, ?, UTC_TIMESTAMP(3), UTC_TIMESTAMP(3)) RETURNING " TXN_COLS;
-	struct transfer_args *x = arg;
-	const struct transfer *t = x->t;
-	struct posting_set s = { .n = 0 };
-	char *pcid = NULL, transit[UUID_LEN + 1], sandbox[UUID_LEN + 1];
-	int rc;
+	struct db_val a[] = { DBS(id), DBS(platform),
+	    DBS(out_dir ? "TRANSFER_OUT" : "TRANSFER_IN"),
+	    DBS(out_dir ? "OUTGOING" : "INCOMING"), DBS(t->customer_id), DBS(pcid),
+	    DBS(t->internal_account_id), DBS(t->external_account_id),
+	    DBS(out_dir ? "EXTERNAL_ACCOUNT" : "PPV_ADDRESS"),
+	    DBS(out_dir ? t->external_account_id : t->ppv_address),
+	    DBS(t->currency), DBI(t->amount), DBS(t->outcome), DBI(shard) };
 
-	txn_free(&x->txn);	/* read by an attempt that was rolled back */
-	if ((rc = db_customer_lock(db, x->platform, t->customer_id, &pcid)) != DB_OK)
-		return rc == DB_NOT_FOUND ? DB_GONE : rc;
-	/*
-	 * Both directions move the amount into the platform's in-transit
-	 * account now: a payout from the customer's balance, money coming in
-	 * from the sandbox's own account.  So the sandbox account's limit is
-	 * checked here, while the client can be told (DB_LIMIT), and
-	 * settlement only moves money out of in-transit, which can never
-	 * pass a limit.
-	 */
-	if ((rc = db_account_transit(db, x->platform, t->currency, x->shard,
-	    transit)) != DB_OK)
-		goto out;
-	if (!x->out && (rc = db_account_system(db, x->platform, ACCT_SANDBOX, t->currency,
-	    sandbox)) != DB_OK)
-		goto out;
-	if (ledger_move(&s, x->out ? t->internal_account_id : sandbox, transit, t->currency,
-	    t->amount) < 0) {
-		rc = DB_CONFLICT;
-		goto out;
-	}
-	if ((rc = db_ledger_apply(db, x->out ? "transfer_out" : "transfer_in", &s,
-	    x->shortfall)) != DB_OK)
-		goto out;
-	{
-		struct db_val a[] = { DBS(x->id), DBS(x->platform),
-		    DBS(x->out ? "TRANSFER_OUT" : "TRANSFER_IN"),
-		    DBS(x->out ? "OUTGOING" : "INCOMING"), DBS(t->customer_id), DBS(pcid),
-		    DBS(t->internal_account_id), DBS(t->external_account_id),
-		    DBS(x->out ? "EXTERNAL_ACCOUNT" : "PPV_ADDRESS"),
-		    DBS(x->out ? t->external_account_id : t->ppv_address),
-		    DBS(t->currency), DBI(t->amount), DBS(t->outcome), DBI(x->shard) };
-
-		if ((rc = db_txn_insert(db, ins, a, NARGS(a), &x->txn)) != DB_OK)
-			goto out;
-	}
-	rc = db_job_add(db, "settle", x->id, x->platform, SETTLE_DELAY_MS);
-out:
-	free(pcid);
-	return rc;
-}
-
-static int
-transfer(struct db *db, const char *platform, const struct transfer *t, int out_dir,
-    struct txn *out, struct ledger_short *shortfall)
-{
-	struct transfer_args x;
-	int rc;
-
-	memset(&x, 0, sizeof(x));
-	x.platform = platform;
-	x.t = t;
-	x.out = out_dir;
-	x.shortfall = shortfall;
-	ids_uuid4(x.id);
-	/* Spread over the shards by the transaction's random id. */
-	x.shard = (int)(strtoul(x.id + 24, NULL, 16) % LEDGER_TRANSIT_SHARDS);
-	rc = db_transact(db, transfer_tx, &x);
-	/* What the transaction read back of its row is what it committed. */
-	if (rc == DB_OK)
-		*out = x.txn;
-	else
-		txn_free(&x.txn);
-	return rc;
-}
-
-int
-db_transfer_in(struct db *db, const char *platform, const struct transfer *t,
-    struct txn *out)
-{
-	return transfer(db, platform, t, 0, out, NULL);
-}
-
-int
-db_transfer_out(struct db *db, const char *platform, const struct transfer *t,
-    struct txn *out, struct ledger_short *shortfall)
-{
-	return transfer(db, platform, t, 1, out, shortfall);
+	return db_txn_insert(db, ins, a, NARGS(a), out);
 }
 
 struct job_args {

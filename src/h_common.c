@@ -11,6 +11,7 @@
 #include "xborder/db.h"
 #include "xborder/db_platforms.h"
 #include "xborder/db_quotes.h"
+#include "xborder/quote_ops.h"
 #include "xborder/handlers.h"
 #include "xborder/http.h"
 #include "xborder/ids.h"
@@ -218,7 +219,7 @@ db_fresh_or_reply(struct req *req)
 	int rc;
 
 	/* Expiry is written by whoever looks first: a reader never sees it stale. */
-	if (db != NULL && (rc = db_quote_expire_due(db, req->platform_id, NULL)) != DB_OK) {
+	if (db != NULL && (rc = quotes_expire_due(db, req->platform_id, NULL)) != DB_OK) {
 		req_db_fail(req, rc);
 		return NULL;
 	}

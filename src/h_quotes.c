@@ -26,6 +26,7 @@
 #include "xborder/handlers.h"
 #include "xborder/ids.h"
 #include "xborder/money.h"
+#include "xborder/quote_ops.h"
 #include "xborder/request.h"
 #include "xborder/resp.h"
 #include "xborder/util.h"
@@ -456,7 +457,7 @@ h_quotes_create(struct req *req)
 		draft_free(&d);
 		return -1;
 	}
-	rc = db_quote_create(db, &d.q, &stored);
+	rc = quote_create(db, &d.q, &stored);
 	draft_free(&d);
 	if (rc == DB_GONE)
 		return gone_reply(req, "The account's customer has been deleted.");
@@ -545,7 +546,7 @@ h_quotes_execute(struct req *req)
 
 	if (quote_id_or_reply(req, id) < 0 || (db = req_db_or_reply(req)) == NULL)
 		return -1;
-	rc = db_quote_execute(db, req->platform_id, id, &t, &why, &shortfall);
+	rc = quote_execute(db, req->platform_id, id, &t, &why, &shortfall);
 	switch (rc) {
 	case DB_OK:
 		resp_json(req, 200, json_transaction(&t));

@@ -24,6 +24,7 @@
 #include "xborder/json_txn.h"
 #include "xborder/request.h"
 #include "xborder/resp.h"
+#include "xborder/review_ops.h"
 #include "xborder/util.h"
 #include "xborder/valid.h"
 
@@ -126,7 +127,7 @@ h_review_simulate(struct req *req)
 		return -1;
 	if (strcmp(n.scenario, "sanctions_hit") == 0)
 		n.detail = detail = sanctions_match();
-	rc = db_review_simulate(db, req->platform_id, &n, &t);
+	rc = review_simulate(db, req->platform_id, &n, &t);
 	free(detail);
 	if (rc == DB_NOT_FOUND)
 		return resp_error(req, 404, "CUSTOMER_NOT_FOUND", "No such customer.", NULL);
@@ -233,7 +234,7 @@ decide(struct req *req, int approve)
 		if ((info = json_object_object_get(req->json, "counterpartyInfo")) != NULL)
 			d.counterparty = json_object_to_json_string_ext(info, JSON_C_TO_STRING_PLAIN);
 	}
-	rc = db_review_decide(db, req->platform_id, id, &d, &t, status);
+	rc = review_decide(db, req->platform_id, id, &d, &t, status);
 	if (rc == DB_CONFLICT)
 		return not_pending_reply(req, status);
 	if (rc == DB_LIMIT)

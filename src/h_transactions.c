@@ -18,6 +18,7 @@
 #include "xborder/http.h"
 #include "xborder/ids.h"
 #include "xborder/jtext.h"
+#include "xborder/quote_ops.h"
 #include "xborder/request.h"
 #include "xborder/resp.h"
 #include "xborder/stats.h"
@@ -68,7 +69,7 @@ h_transactions_get(struct req *req)
 	const struct txn_prefetch *p;
 	struct txn t;
 	struct db *db;
-	int rc;
+	int rc, due;
 
 	if (transaction_id_or_reply(req, id) < 0)
 		return -1;
@@ -85,7 +86,10 @@ h_transactions_get(struct req *req)
 	}
 	if ((db = req_db_or_reply(req)) == NULL)
 		return -1;
-	rc = db_txn_get_fresh(db, req->platform_id, id, &t);
+	rc = db_txn_get_fresh(db, req->platform_id, id, &t, &due);
+	/* Expiry is written by whoever looks first: a reader never sees it stale. */
+	if (rc == DB_OK && due && (rc = quotes_expire_due(db, req->platform_id, NULL)) == DB_OK)
+		rc = db_txn_get(db, req->platform_id, id, &t);
 	if (rc == DB_NOT_FOUND)
 		return transaction_not_found_reply(req);
 	if (rc != DB_OK)
@@ -339,7 +343,8 @@ h_transactions_list(struct req *req)
 	struct txn *list;
 	size_t n;
 	struct db *db;
-	int rc;
+	uint64_t expired = 0;
+	int rc, due;
 
 	if (transactions_query(req, &q) < 0)
 		return -1;
@@ -355,8 +360,19 @@ h_transactions_list(struct req *req)
 	if ((db = req_db_or_reply(req)) == NULL)
 		return -1;
 	if ((rc = db_txn_list(db, req->platform_id, &q.f, q.limit, q.cursor, &list, &n,
-	    &total)) != DB_OK)
+	    &total, &due)) != DB_OK)
 		return req_db_fail(req, rc);
+	/* Quotes past their expiry on the page are expired first: then read again. */
+	if (due && (rc = quotes_expire_due(db, req->platform_id, &expired)) == DB_OK &&
+	    expired > 0) {
+		txn_list_free(list, n);
+		rc = db_txn_list(db, req->platform_id, &q.f, q.limit, q.cursor, &list, &n,
+		    &total, NULL);
+	}
+	if (rc != DB_OK) {
+		txn_list_free(list, n);
+		return req_db_fail(req, rc);
+	}
 	list_reply(req, list, n, q.cursor, total);
 	txn_list_free(list, n);
 	return 0;

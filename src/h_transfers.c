@@ -23,6 +23,7 @@
 #include "xborder/ledger.h"
 #include "xborder/request.h"
 #include "xborder/resp.h"
+#include "xborder/transfer.h"
 #include "xborder/util.h"
 #include "xborder/valid.h"
 
@@ -196,9 +197,9 @@ transfer(struct req *req, int out)
 		if (ledger_balance_after(ia.balance, amount, 0, &after) == LEDGER_PAST_LIMIT)
 			return balance_limit_reply(req, "amount.amountMinor");
 		t.ppv_address = ppv;
-		rc = db_transfer_in(db, req->platform_id, &t, &txn);
+		rc = transfer_in(db, req->platform_id, &t, &txn);
 	} else
-		rc = db_transfer_out(db, req->platform_id, &t, &txn, &shortfall);
+		rc = transfer_out(db, req->platform_id, &t, &txn, &shortfall);
 	if (rc == DB_LIMIT)
 		return balance_limit_reply(req, "amount.amountMinor");
 	if (rc == DB_INSUFFICIENT)

@@ -4,41 +4,27 @@
  * account number's last three digits: 002 fails, 005 (payouts only)
  * completes and is then returned, anything else completes.
  *
- * Both kinds put the amount in the platform's IN_TRANSIT account when
- * they are made (db_transactions.c): transfer-in from the SANDBOX account,
- * transfer-out from the customer.  Settlement moves it out again:
+ * What each outcome does to a transaction is a move of the lifecycle
+ * (txn_move), whose postings are txn_postings.c's:
  *
- *   transfer-in   COMPLETES: IN_TRANSIT -> customer, COMPLETED
- *                 FAILS:     IN_TRANSIT -> SANDBOX, FAILED (nothing moved
- *                            in the end); also when the customer's credit
- *                            would pass the balance limit
- *   transfer-out  COMPLETES: IN_TRANSIT -> SANDBOX, COMPLETED
- *                 FAILS:     IN_TRANSIT -> customer, FAILED
- *                 RETURNS:   COMPLETED with the amount kept in IN_TRANSIT,
- *                            then later IN_TRANSIT -> customer, REFUNDED
+ *   transfer-in   COMPLETES: COMPLETED; FAILED instead when the customer's
+ *                 credit would pass the balance limit
+ *                 FAILS:     FAILED
+ *   transfer-out  COMPLETES: COMPLETED
+ *                 FAILS:     FAILED
+ *                 RETURNS:   COMPLETED, then later (a refund job) REFUNDED
  *                            (settledAt kept)
- *
- * Every balance of a platform and currency but the SANDBOX one is >= 0
- * and they all sum to zero, so what is in IN_TRANSIT plus any customer's
- * balance is at most -SANDBOX, which the balance limit bounds: no move
- * out of IN_TRANSIT can pass the limit, and no settlement job can fail
- * for ever on it.  (A returned payout keeps its amount in IN_TRANSIT for
- * the same reason: taking it from SANDBOX later could pass the limit.)
- * Only the customer's credit of a transfer-in is checked anyway, for data
- * older than that rule.
- *
- *   quote payout  (PROCESSING) the same, with the postings of db_quotes.c:
- *                 a failed or returned payout gives the sender the whole
- *                 sending amount back and takes back both fee credits
+ *   quote payout  (PROCESSING) the same
  *
  * The batch's transfer-outs that complete, nearly all of them, settle
  * together (settle_begin, settle_end): one statement locks them, one
- * changes their status, one counts them, one queues their events, and
- * one posting set per platform and currency moves their money from the
- * in-transit shards to the SANDBOX account: no customer's balance moves,
- * so no customer row is locked.  The postings come last, just before the
- * commit, so the in-transit rows a payout also writes are held for as
- * short a time as can be.  The rest run one by one (settle_run).
+ * changes their status, one counts them, one queues their events
+ * (txn_move_batch), and one posting set per platform and currency moves
+ * their money from the in-transit shards to the SANDBOX account
+ * (txn_postings_batch): no customer's balance moves, so no customer row is
+ * locked.  The postings come last, just before the commit, so the
+ * in-transit rows a payout also writes are held for as short a time as can
+ * be.  The rest run one by one (settle_run).
  */
 #include "config.h"
 
@@ -46,49 +32,13 @@
 
 #include "xborder/db.h"
 #include "xborder/db_customers.h"
-#include "xborder/db_ledger.h"
 #include "xborder/db_quotes.h"
-#include "xborder/db_review.h"
 #include "xborder/db_transactions.h"
 #include "xborder/ids.h"
+#include "xborder/review_ops.h"
 #include "xborder/settle.h"
+#include "xborder/txn_lifecycle.h"
 #include "xborder/util.h"
-
-/*
- * The id of the account of kind: the transaction's own for ACCT_CUSTOMER,
- * its in-transit shard for ACCT_IN_TRANSIT.
- */
-static int
-account_of(struct db *db, const struct txn *t, const char *kind, char id[UUID_LEN + 1])
-{
-	if (strcmp(kind, ACCT_CUSTOMER) == 0) {
-		memcpy(id, t->internal_account_id, UUID_LEN + 1);
-		return DB_OK;
-	}
-	if (strcmp(kind, ACCT_IN_TRANSIT) == 0)
-		return db_account_transit(db, t->platform_id, t->currency, t->transit_shard, id);
-	return db_account_system(db, t->platform_id, kind, t->currency, id);
-}
-
-/*
- * Moves the transaction's amount from the account of kind from to the one
- * of kind to.  DB_LIMIT leaves nothing written (db_ledger_apply).
- */
-static int
-move(struct db *db, const struct txn *t, const char *from, const char *to,
-    const char *memo)
-{
-	struct posting_set s = { .n = 0 };
-	char a[UUID_LEN + 1], b[UUID_LEN + 1];
-	int rc;
-
-	if ((rc = account_of(db, t, from, a)) != DB_OK ||
-	    (rc = account_of(db, t, to, b)) != DB_OK)
-		return rc;
-	if (ledger_move(&s, a, b, t->currency, t->amount) < 0)
-		return DB_CONFLICT;
-	return db_ledger_apply(db, memo, &s, NULL);
-}
 
 /*
  * A quote's payout to an external account (decisions.md section 9): the
@@ -98,20 +48,19 @@ move(struct db *db, const struct txn *t, const char *from, const char *to,
 static int
 settle_quote(struct db *db, const struct txn *t)
 {
+	struct txn_move_ctx ctx = { NULL, NULL, NULL };
 	struct quote q;
 	int rc;
 
 	if ((rc = db_quote_by_txn(db, t->id, &q)) != DB_OK)
 		return rc == DB_NOT_FOUND ? DB_ERR : rc;
-	if (strcmp(q.outcome, "FAILS") == 0) {
-		if ((rc = db_quote_reverse(db, &q, "quote_payout_failed")) == DB_OK)
-			rc = db_txn_set_status_from(db, t, "FAILED", 0, NULL);
-	} else if (strcmp(q.outcome, "RETURNS") == 0) {
+	ctx.quote = &q;
+	if (strcmp(q.outcome, "FAILS") == 0)
+		rc = txn_move(db, t, "FAILED", &ctx, NULL);
+	else if ((rc = txn_move(db, t, "COMPLETED", &ctx, NULL)) == DB_OK &&
+	    strcmp(q.outcome, "RETURNS") == 0)
 		/* Kept in transit until the bank returns it, as transfer-outs. */
-		if ((rc = db_txn_set_status_from(db, t, "COMPLETED", 1, NULL)) == DB_OK)
-			rc = db_job_add(db, "refund", t->id, t->platform_id, REFUND_DELAY_MS);
-	} else if ((rc = db_quote_payout_done(db, &q)) == DB_OK)
-		rc = db_txn_set_status_from(db, t, "COMPLETED", 1, NULL);
+		rc = db_job_add(db, "refund", t->id, t->platform_id, REFUND_DELAY_MS);
 	quote_free(&q);
 	return rc;
 }
@@ -120,18 +69,7 @@ settle_quote(struct db *db, const struct txn *t)
 static int
 refund(struct db *db, const struct txn *t)
 {
-	struct quote q;
-	int rc;
-
-	if (strcmp(t->kind, "QUOTE") != 0)
-		rc = move(db, t, ACCT_IN_TRANSIT, ACCT_CUSTOMER, "payout_returned");
-	else if ((rc = db_quote_by_txn(db, t->id, &q)) == DB_OK) {
-		rc = db_quote_reverse(db, &q, "quote_payout_returned");
-		quote_free(&q);
-	}
-	if (rc == DB_OK)
-		rc = db_txn_set_status_from(db, t, "REFUNDED", 1, NULL);
-	return rc;
+	return txn_move(db, t, "REFUNDED", NULL, NULL);
 }
 
 static int
@@ -141,32 +79,20 @@ settle(struct db *db, const struct txn *t)
 
 	if (strcmp(t->kind, "TRANSFER_IN") == 0) {
 		if (!fails) {
-			rc = move(db, t, ACCT_IN_TRANSIT, ACCT_CUSTOMER, "transfer_in_settled");
-			if (rc == DB_OK)
-				return db_txn_set_status_from(db, t, "COMPLETED", 1, NULL);
-			if (rc != DB_LIMIT)
+			if ((rc = txn_move(db, t, "COMPLETED", NULL, NULL)) != DB_LIMIT)
 				return rc;
 			log_msg(LOG_LVL_WARN, NULL, "settle: transfer-in %s would take account %s"
 			    " past the balance limit: FAILED", t->id, t->internal_account_id);
 		}
-		if ((rc = move(db, t, ACCT_IN_TRANSIT, ACCT_SANDBOX, "transfer_in_failed")) != DB_OK)
-			return rc;
-		return db_txn_set_status_from(db, t, "FAILED", 0, NULL);
+		return txn_move(db, t, "FAILED", NULL, NULL);
 	}
 	if (strcmp(t->kind, "TRANSFER_OUT") == 0) {
-		if (fails) {
-			if ((rc = move(db, t, ACCT_IN_TRANSIT, ACCT_CUSTOMER, "payout_failed")) != DB_OK)
-				return rc;
-			return db_txn_set_status_from(db, t, "FAILED", 0, NULL);
-		}
-		if (strcmp(t->outcome, "RETURNS") == 0) {
-			if ((rc = db_txn_set_status_from(db, t, "COMPLETED", 1, NULL)) != DB_OK)
-				return rc;
-			return db_job_add(db, "refund", t->id, t->platform_id, REFUND_DELAY_MS);
-		}
-		if ((rc = move(db, t, ACCT_IN_TRANSIT, ACCT_SANDBOX, "payout_settled")) != DB_OK)
+		if (fails)
+			return txn_move(db, t, "FAILED", NULL, NULL);
+		if ((rc = txn_move(db, t, "COMPLETED", NULL, NULL)) != DB_OK ||
+		    strcmp(t->outcome, "RETURNS") != 0)
 			return rc;
-		return db_txn_set_status_from(db, t, "COMPLETED", 1, NULL);
+		return db_job_add(db, "refund", t->id, t->platform_id, REFUND_DELAY_MS);
 	}
 	log_msg(LOG_LVL_WARN, NULL, "settle: transaction %s of kind %s has no settlement",
 	    t->id, t->kind);
@@ -203,7 +129,7 @@ settle_begin(struct db *db, const struct job *jobs, size_t n, unsigned char *ran
 			ran[i] = strcmp(jobs[i].kind, "settle") == 0 &&
 			    strcmp(jobs[i].ref_id, b->t[k].id) == 0 &&
 			    strcmp(jobs[i].platform_id, b->t[k].platform_id) == 0;
-	return db_txn_set_status_all(db, b->t, b->n, "COMPLETED", 1);
+	return txn_move_batch(db, b->t, b->n, "COMPLETED");
 }
 
 /*
@@ -220,49 +146,8 @@ static int
 settle_end(struct db *db, void *arg)
 {
 	struct settle_batch *b = arg;
-	unsigned char posted[JOB_BATCH_MAX] = { 0 };
-	int rc;
 
-	for (size_t i = 0; i < b->n; i++) {
-		const struct txn *g = &b->t[i];
-		__int128 shard[LEDGER_TRANSIT_SHARDS] = { 0 }, total = 0;
-		struct posting_set s = { .n = 0 };
-		char id[UUID_LEN + 1];
-
-		if (posted[i])
-			continue;
-		for (size_t k = i; k < b->n; k++) {
-			const struct txn *t = &b->t[k];
-
-			if (posted[k] || strcmp(t->platform_id, g->platform_id) != 0 ||
-			    strcmp(t->currency, g->currency) != 0)
-				continue;
-			if (t->transit_shard < 0 || t->transit_shard >= LEDGER_TRANSIT_SHARDS ||
-			    t->amount <= 0 || t->amount > LEDGER_BALANCE_MAX)
-				return DB_CONFLICT;
-			shard[t->transit_shard] += t->amount;
-			total += t->amount;
-			posted[k] = 1;
-		}
-		if (total > LEDGER_BALANCE_MAX)
-			return DB_CONFLICT;
-		for (int k = 0; k < LEDGER_TRANSIT_SHARDS; k++) {
-			if (shard[k] == 0)
-				continue;
-			if ((rc = db_account_transit(db, g->platform_id, g->currency, k, id)) != DB_OK)
-				return rc;
-			if (ledger_add(&s, id, g->currency, -(int64_t)shard[k]) < 0)
-				return DB_CONFLICT;
-		}
-		if ((rc = db_account_system(db, g->platform_id, ACCT_SANDBOX, g->currency,
-		    id)) != DB_OK)
-			return rc;
-		if (ledger_add(&s, id, g->currency, (int64_t)total) < 0)
-			return DB_CONFLICT;
-		if ((rc = db_ledger_apply(db, "payout_settled", &s, NULL)) != DB_OK)
-			return rc;
-	}
-	return DB_OK;
+	return txn_postings_batch(db, b->t, b->n);
 }
 
 void
@@ -309,7 +194,7 @@ settle_run(struct db *db, const struct job *job, void *arg)
 	else if (strcmp(job->kind, "refund") == 0 && strcmp(t.status, "COMPLETED") == 0)
 		rc = refund(db, &t);
 	else if (strcmp(job->kind, "review_expire") == 0)
-		rc = db_review_expire(db, &t);
+		rc = review_expire(db, &t);
 	txn_free(&t);
 	return rc;
 }

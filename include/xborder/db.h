@@ -21,6 +21,7 @@ enum db_rc {
 	DB_GONE = 3,		/* the row exists but is soft-deleted */
 	DB_CONFLICT = 4,	/* a business rule of the store refused the change */
 	DB_LIMIT = 5,		/* a posting would take a balance past the limit */
+	DB_INVALID_MOVE = 6,	/* the lifecycle's table refuses a status change */
 	DB_ERR = -1,		/* any other database error: answer 500 */
 	DB_UNAVAILABLE = -2,	/* the server cannot be reached: answer 503 */
 	DB_RETRY = -3,		/* deadlock or lock wait timeout: retry */

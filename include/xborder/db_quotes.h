@@ -40,17 +40,16 @@ struct quote {
 	char	 executed_at[25];		/* "" until executed */
 };
 
-/* Why an execution was refused (DB_CONFLICT). */
-enum quote_refusal { QUOTE_OK, QUOTE_ALREADY_EXECUTED, QUOTE_EXPIRED, QUOTE_BLOCKED,
-	QUOTE_ACCOUNT_GONE };
-
 /*
- * Records q (every field but id, transaction_id and the timestamps filled
- * by the caller) and its OUTGOING transaction in CREATED, in one
- * transaction; out receives the stored quote.  DB_OK, DB_GONE (the sending
- * customer was deleted meanwhile) or a failure.
+ * Inserts q (every field but id, transaction_id and the timestamps filled
+ * by the caller; it expires q->lock_seconds from now by the server's
+ * clock) and its OUTGOING transaction in CREATED for the sending customer,
+ * whose platform customer id is pcid (NULL when none).  id receives the
+ * quote's id, txn the transaction's row (caller frees).  For
+ * quote_create(), which records the transaction.
  */
-int db_quote_create(struct db *db, const struct quote *q, struct quote *out);
+int db_quote_insert(struct db *db, const struct quote *q, const char *pcid, char id[37],
+    struct txn *txn);
 
 /* Reads a quote of platform: DB_OK or DB_NOT_FOUND. */
 int db_quote_get(struct db *db, const char *platform, const char *id, struct quote *out);
@@ -63,67 +62,44 @@ int db_quote_list(struct db *db, const char *platform, const char *status, int64
     int64_t offset, struct quote **out, size_t *n, int64_t *total);
 
 /*
- * Executes a quote of platform (decisions.md section 9): to a PPV address
- * it settles at once (the receiving platform's INCOMING transaction
- * included); to an external account the transaction goes PROCESSING and a
- * settlement job is queued.  out receives the sending transaction.
- * Returns DB_OK, DB_NOT_FOUND, DB_CONFLICT (*why says which rule),
- * DB_GONE (a customer was deleted), DB_INSUFFICIENT (*shortfall) or a
- * failure.
+ * Locks quote id of platform (FOR UPDATE) and reads it; *expired is 1 when
+ * it is past its expiry by the server's clock.  DB_OK or DB_NOT_FOUND.
  */
-int db_quote_execute(struct db *db, const char *platform, const char *id, struct txn *out,
-    enum quote_refusal *why, struct ledger_short *shortfall);
+int db_quote_lock(struct db *db, const char *platform, const char *id, struct quote *out,
+    int *expired);
+
+/* Marks quote id executed now. */
+int db_quote_mark_executed(struct db *db, const char *id);
 
 /*
- * Inside the caller's transaction: the payout of an executed quote left
- * the in-transit account for the outside world (the bank paid it).
+ * Inserts the receiving side of PPV quote q: the receiving customer's
+ * INCOMING transaction of kind QUOTE_IN, COMPLETED, crediting account;
+ * pcid is the receiving customer's platform customer id (NULL when none).
+ * out receives the row (caller frees), for quote_execute() to record.
  */
-int db_quote_payout_done(struct db *db, const struct quote *q);
+int db_quote_insert_received(struct db *db, const struct quote *q, const char *pcid,
+    const char *account, struct txn *out);
 
 /*
- * Inside the caller's transaction: the payout did not reach the bank (it
- * failed) or came back (returned): its receiving amount leaves the
- * in-transit account, the sender gets the whole sending amount back and
- * both fee credits are taken back, so nothing has moved in the end.
+ * The ids of at most max open quotes past their expiry (of platform, or
+ * of every platform when NULL) into ids; *n says how many.
  */
-int db_quote_reverse(struct db *db, const struct quote *q, const char *memo);
+int db_quote_due(struct db *db, const char *platform, char (*ids)[37], size_t max, size_t *n);
 
 /*
- * Marks every unexecuted quote past its expiry EXPIRED, with its
- * transaction (of platform, or of every platform when NULL), however many
- * are due, a hundred at a time, each in a transaction of its own.  *n (may
- * be NULL) receives how many.
+ * Locks quote id when it is still open and past its expiry: platform and
+ * txn_id receive its platform and transaction.  DB_NOT_FOUND when it was
+ * executed or expired meanwhile.
  */
-int db_quote_expire_due(struct db *db, const char *platform, uint64_t *n);
+int db_quote_lock_due(struct db *db, const char *id, char platform[37], char txn_id[37]);
+
+/* Marks quote id EXPIRED. */
+int db_quote_set_expired(struct db *db, const char *id);
 
 /* Reads the reference price of currency: DB_OK or DB_NOT_FOUND. */
 int db_fx_get(struct db *db, const char *currency, int64_t *price);
 
 void quote_free(struct quote *q);
 void quote_list_free(struct quote *q, size_t n);
-
-/*
- * SQL: 1 when the platform whose id is `pcol` (a column or "?") has an
- * open quote past its expiry (QUOTE_READY or BLOCKED, not executed).  MIN
- * on the prefix of ix_quotes_open_due: one look into the index per
- * status, however many executed quotes the platform has.  Read with the
- * transactions a request shows, so that db_quote_expire_due() runs only
- * when there is something to expire.
- */
-#define QUOTE_OPEN_MIN(pcol, st) \
-	"COALESCE((SELECT MIN(q.expires_at) FROM quotes q FORCE INDEX (ix_quotes_open_due)" \
-	" WHERE q.platform_id = " pcol " AND q.status = '" st "'" \
-	" AND q.executed_at IS NULL), '9999-12-31')"
-/*
- * SQL: 1 when the transaction alias x is a quote's whose quote is open
- * (QUOTE_READY or BLOCKED, not executed) and past its expiry, what
- * db_quote_expire_due() expires; read from the transaction's own row
- * (schema/010_quote_expiry.sql says why it is the same).
- */
-#define TXN_QUOTE_DUE_OF(x) \
-	"(" x ".status = 'CREATED' AND " x ".quote_expires_at <= UTC_TIMESTAMP(3))"
-#define QUOTES_DUE_SQL(pcol) \
-	"(LEAST(" QUOTE_OPEN_MIN(pcol, "QUOTE_READY") ", " \
-	QUOTE_OPEN_MIN(pcol, "BLOCKED") ") <= UTC_TIMESTAMP(3))"
 
 #endif

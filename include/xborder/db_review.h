@@ -30,31 +30,24 @@ struct review_decision {
 };
 
 /*
- * Records the case: an INCOMING transaction in PENDING for the receiver's
- * account in currency, with its scenario, and the job that expires it.
- * DB_OK, DB_NOT_FOUND, DB_GONE (receiver deleted) or a failure.
+ * Inserts the case: an INCOMING transaction of kind SIMULATION in PENDING
+ * for the receiver's account (account) in currency, with its scenario,
+ * due to expire after n->window_ms, for the customer whose platform
+ * customer id is pcid (NULL when none); out receives the row (caller
+ * frees).  For review_simulate(), which records it and adds its expiry job.
  */
-int db_review_simulate(struct db *db, const char *platform, const struct review_new *n,
-    struct txn *out);
+int db_review_insert(struct db *db, const char *platform, const struct review_new *n,
+    const char *pcid, const char *account, struct txn *out);
 
 /*
- * Decides a case of platform under the customer and transaction locks:
- * approve credits the receiver (COMPLETED), reject moves nothing
- * (REJECTED); the decision is recorded for audit.  out receives the
- * transaction afterwards.  DB_OK, DB_NOT_FOUND, DB_CONFLICT when it is no
- * longer a PENDING case (status_now says what it is; a case past its
- * window that the worker has not expired yet is expired here, and is
- * EXPIRED), or a failure.
+ * Whether case id is past its review window by the server's clock: *past
+ * is 1 or 0.  DB_OK, DB_NOT_FOUND or a failure.
  */
-int db_review_decide(struct db *db, const char *platform, const char *id,
-    const struct review_decision *d, struct txn *out, char status_now[16]);
+int db_review_past_window(struct db *db, const char *id, int *past);
 
-/*
- * Inside the caller's transaction: expires the case t, read under its
- * lock (db_txn_lock), if it is still PENDING (the worker's review_expire
- * job).
- */
-int db_review_expire(struct db *db, const struct txn *t);
+/* Records decision d on case id of platform, for the audit trail. */
+int db_review_audit_add(struct db *db, const char *platform, const char *id,
+    const struct review_decision *d);
 
 /*
  * The decisions on transaction id (any platform), oldest first: created_at,

@@ -46,33 +46,26 @@ struct txn_filter {
 };
 
 /*
- * Records a transfer-in (INCOMING, PENDING): moves the amount from the
- * platform's sandbox account to its in-transit account, records the
- * transaction and its settlement job, in one transaction.  DB_OK,
- * DB_LIMIT (the sandbox account would pass the balance limit), DB_GONE
- * (customer deleted meanwhile) or a failure.
+ * Inserts transfer t of platform with id: a transfer-out (OUTGOING, to the
+ * external account) when out_dir, else a transfer-in (INCOMING, to the PPV
+ * address), in PENDING, its money in in-transit shard shard; pcid is the
+ * customer's platform customer id (NULL when none).  out receives the row
+ * (caller frees), for transfer_in() or transfer_out() to record.
  */
-int db_transfer_in(struct db *db, const char *platform, const struct transfer *t,
-    struct txn *out);
-
-/*
- * Records a transfer-out (OUTGOING, PENDING): moves the amount from the
- * customer's account to the platform's in-transit account, records the
- * transaction and its settlement job, in one transaction.  DB_OK,
- * DB_LIMIT, DB_INSUFFICIENT (*shortfall filled), DB_GONE or a failure.
- */
-int db_transfer_out(struct db *db, const char *platform, const struct transfer *t,
-    struct txn *out, struct ledger_short *shortfall);
+int db_transfer_insert(struct db *db, const char *platform, const char *id,
+    const struct transfer *t, int out_dir, const char *pcid, int shard, struct txn *out);
 
 /* Reads a transaction of platform: DB_OK or DB_NOT_FOUND. */
 int db_txn_get(struct db *db, const char *platform, const char *id, struct txn *out);
 
 /*
- * Lists transactions, newest first; quotes past their expiry are expired
- * first (as db_txn_get_fresh does).
+ * Lists transactions, newest first.  *due (when due is not NULL) is 1 when
+ * the platform may have quotes past their expiry (the page's rows say so;
+ * an empty page cannot tell): the caller expires them (quotes_expire_due)
+ * and, when it expired any, frees the page and lists again.
  */
 int db_txn_list(struct db *db, const char *platform, const struct txn_filter *f,
-    int64_t limit, int64_t offset, struct txn **out, size_t *n, int64_t *total);
+    int64_t limit, int64_t offset, struct txn **out, size_t *n, int64_t *total, int *due);
 
 /*
  * The text of db_txn_list()'s statement for the filter combination mask
@@ -156,11 +149,9 @@ int db_token_auth_get_version(struct db *db, const char *token_id, const char *a
 
 /*
  * Runs sql, the INSERT of one transaction ending in "RETURNING " TXN_COLS,
- * and records the new row: counts it in txn_counts and queues its event
- * (db_txn_event), in the caller's database transaction.  Every insert of a
- * transaction goes through here, as every status change goes through
- * db_txn_set_status().  out, when not NULL, receives the row (caller
- * frees).
+ * and reads the new row into out (caller frees).  Every insert of a
+ * transaction goes through here; the caller then hands the row to
+ * txn_created() (txn_lifecycle.h), which counts it and queues its event.
  */
 int db_txn_insert(struct db *db, const char *sql, const struct db_val *args, size_t n,
     struct txn *out);
@@ -174,7 +165,7 @@ int db_txn_open_count(struct db *db, const char *customer_id, int64_t *count);
 /* ---- background jobs (xborder-worker) ---- */
 
 /* The most jobs one batch claims (db_job_run clamps max to it). */
-#define JOB_BATCH_MAX 64
+#define JOB_BATCH_MAX TXN_BATCH_MAX
 
 struct job {
 	int64_t	 id;
@@ -241,11 +232,13 @@ int db_token_auth_get_txn(struct db *db, const char *token_id, const char *addr,
     struct token_auth *ta, struct txn_prefetch *p);
 
 /*
- * db_txn_get() for what a request shows: when the platform has quotes past
- * their expiry (read in the same statement), they are expired first and
- * the transaction read again, so it is never shown stale.
+ * db_txn_get() for what a request shows: *due is 1, and out not filled,
+ * when the transaction's quote is past its expiry (read in the same
+ * statement): the caller expires it (quotes_expire_due) and reads it
+ * again, so it is never shown stale.
  */
-int db_txn_get_fresh(struct db *db, const char *platform, const char *id, struct txn *out);
+int db_txn_get_fresh(struct db *db, const char *platform, const char *id, struct txn *out,
+    int *due);
 
 /* Locks a transaction for settlement: DB_OK or DB_NOT_FOUND. */
 int db_txn_lock(struct db *db, const char *platform, const char *id, struct txn *out);
@@ -268,32 +261,28 @@ int db_txn_change_explain(struct db *db, const char *platform, const char *id, s
     int lock, struct db_rows *out);
 
 /*
- * Sets a transaction's status (settled stamps settled_at when not yet set)
- * and, in the same database transaction, counts it and queues its webhook
- * event; nothing when it already has that status.  Every status change
- * goes through here.
+ * Writes status on the n rows ts (n at most JOB_BATCH_MAX), all of one
+ * status and read under their locks by one statement of this database
+ * transaction (db_txn_lock, db_txn_lock_many: so with one db_now), by one
+ * UPDATE: updated_at (and settled_at when settled and not yet set) become
+ * the server's time of that read, so the rows as changed are ts with those
+ * columns, put in changed[0..n-1] (the caller frees them) without reading
+ * them again.  DB_ERR for rows not read so.  The statement of the
+ * lifecycle (txn_lifecycle.c), its only caller: nothing else writes
+ * transactions.status.
  */
-int db_txn_set_status(struct db *db, const char *platform, const char *id,
-    const char *status, int settled);
+int db_txn_status_write(struct db *db, const struct txn *ts, size_t n, const char *status,
+    int settled, struct txn *changed);
 
 /*
- * db_txn_set_status() of t, read with db_txn_lock() in this database
- * transaction (so its status is the row's, and stays so): updated_at (and
- * settled_at) become the time of that read (t->db_now), so the row as
- * changed is known without reading it again.  DB_ERR for a t not read
- * under its lock.  out, when not NULL, receives the row as it then is
- * (caller frees).
+ * Counts the n transactions ts in txn_counts, in this process's shard
+ * (db_count_shard): +1 each under its status and, when old_status is set,
+ * -1 under that one, in one statement, rows in a fixed order; every row
+ * written adds one to its `changes` (the version of the platform's
+ * transactions, LIST_VERSION_OF).  For the lifecycle, with every insert
+ * and status change.
  */
-int db_txn_set_status_from(struct db *db, const struct txn *t, const char *status,
-    int settled, struct txn *out);
-
-/*
- * db_txn_set_status_from() of the n rows ts, read by one db_txn_lock_many()
- * and all of one status, by one UPDATE, one counting statement and one
- * event INSERT.
- */
-int db_txn_set_status_all(struct db *db, const struct txn *ts, size_t n,
-    const char *status, int settled);
+int db_txn_count(struct db *db, const struct txn *ts, size_t n, const char *old_status);
 
 /*
  * Housekeeping: deletes idempotency records past their expiry, jobs done
@@ -331,5 +320,30 @@ int db_idem_finish(struct db *db, const char *platform, const char *key, const c
 
 /* Forgets claim's key after a request that committed nothing (a 5xx). */
 int db_idem_forget(struct db *db, const char *platform, const char *key, const char *claim);
+
+/*
+ * SQL: 1 when the platform whose id is `pcol` (a column or "?") has an
+ * open quote past its expiry (QUOTE_READY or BLOCKED, not executed).  MIN
+ * on the prefix of ix_quotes_open_due: one look into the index per
+ * status, however many executed quotes the platform has.  Read with the
+ * transactions a request shows, so that quotes_expire_due() (quote_ops.c) runs only
+ * when there is something to expire.
+ */
+#define QUOTE_OPEN_MIN(pcol, st) \
+	"COALESCE((SELECT MIN(q.expires_at) FROM quotes q FORCE INDEX (ix_quotes_open_due)" \
+	" WHERE q.platform_id = " pcol " AND q.status = '" st "'" \
+	" AND q.executed_at IS NULL), '9999-12-31')"
+/*
+ * SQL: 1 when the transaction alias x is a quote's whose quote is open
+ * (QUOTE_READY or BLOCKED, not executed) and past its expiry, what
+ * quotes_expire_due() (quote_ops.c) expires; read from the transaction's own row
+ * (schema/010_quote_expiry.sql says why it is the same).
+ */
+#define TXN_QUOTE_DUE_OF(x) \
+	"(" x ".status = 'CREATED' AND " x ".quote_expires_at <= UTC_TIMESTAMP(3))"
+#define QUOTES_DUE_SQL(pcol) \
+	"(LEAST(" QUOTE_OPEN_MIN(pcol, "QUOTE_READY") ", " \
+	QUOTE_OPEN_MIN(pcol, "BLOCKED") ") <= UTC_TIMESTAMP(3))"
+
 
 #endif

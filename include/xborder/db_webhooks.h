@@ -12,16 +12,22 @@
 struct db;
 struct txn;
 
+/* A webhook event to queue: its row of webhook_events. */
+struct wh_new_event {
+	char		 id[37];
+	const char	*platform_id;
+	const char	*transaction_id;
+	char		 type[41];
+	char		*payload;	/* the event's JSON text; the caller's */
+};
+
 /*
- * The one place a transaction's event is made: queues the event of each
- * of the n transactions ts (as read inside the caller's database
- * transaction, right after the change; n at most JOB_BATCH_MAX) for its
- * platform, PENDING, or FAILED when the platform has no webhook endpoint,
- * in one statement.  Called by db_txn_insert() and the status changes of
- * db_transactions.c only, for every creation and status change of a
- * transaction.
+ * Queues the n events ev (n at most TXN_BATCH_MAX) in one statement, in the
+ * caller's database transaction: PENDING, or FAILED when the platform has
+ * no webhook endpoint.  The lifecycle (txn_lifecycle.c) makes them, one
+ * for every creation and status change of a transaction.
  */
-int db_txn_events(struct db *db, const struct txn *ts, size_t n);
+int db_wh_events_add(struct db *db, const struct wh_new_event *ev, size_t n);
 
 /* One row of the delivery log. */
 struct wh_event {

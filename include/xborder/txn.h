@@ -9,6 +9,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
+/* The most transactions one change handles at once (a batch of jobs). */
+#define TXN_BATCH_MAX 64
+
 struct txn {
 	char	 id[37];
 	char	 platform_id[37];

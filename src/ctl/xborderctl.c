@@ -600,7 +600,7 @@ cmd_explain_lists(struct db *db, const struct conf *conf, int argc, char **argv)
 			bad |= explain_rows(&r, label, 0);
 			db_rows_free(&r);
 		}
-	if (db_txn_list(db, argv[1], &all, 1, 0, &newest, &ntxn, &total) != DB_OK)
+	if (db_txn_list(db, argv[1], &all, 1, 0, &newest, &ntxn, &total, NULL) != DB_OK)
 		die("explain-lists: %s", db_error(db));
 	snprintf(txn_id, sizeof(txn_id), "%s",
 	    ntxn > 0 ? newest[0].id : "00000000-0000-4000-8000-00000000ffff");

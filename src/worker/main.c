@@ -27,6 +27,7 @@
 #include "xborder/db_quotes.h"
 #include "xborder/db_tokens.h"
 #include "xborder/db_transactions.h"
+#include "xborder/quote_ops.h"
 #include "xborder/settle.h"
 #include "xborder/util.h"
 #include "xborder/wh_http.h"
@@ -181,7 +182,7 @@ main(int argc, char *argv[])
 			uint64_t n = 0;
 
 			/* Readers expire quotes too; this covers nobody looking. */
-			if (db_quote_expire_due(db, NULL, &n) == DB_OK && n > 0)
+			if (quotes_expire_due(db, NULL, &n) == DB_OK && n > 0)
 				log_msg(LOG_LVL_INFO, NULL, "expired %llu quotes",
 				    (unsigned long long)n);
 			last_sweep = now_ms();

@@ -9,13 +9,13 @@
 static int dummy(struct req *r) { (void)r; return 0; }
 
 static const struct route_def tab[] = {
-	{ M_GET, "/customers", dummy, PERM_VIEW, 0 },
-	{ M_POST, "/customers", dummy, PERM_MANAGE, 0 },
-	{ M_GET, "/customers/{customerId}", dummy, PERM_VIEW, 0 },
-	{ M_PATCH, "/customers/{customerId}", dummy, PERM_MANAGE, 0 },
-	{ M_GET, "/customers/external-accounts", dummy, PERM_VIEW, 0 },
-	{ M_POST, "/customers/external-accounts", dummy, PERM_MANAGE, 0 },
-	{ M_GET, "/healthz", dummy, PERM_PUBLIC, 0 },
+	{ M_GET, "/customers", dummy, PERM_VIEW, 0, NULL },
+	{ M_POST, "/customers", dummy, PERM_MANAGE, 0, NULL },
+	{ M_GET, "/customers/{customerId}", dummy, PERM_VIEW, 0, NULL },
+	{ M_PATCH, "/customers/{customerId}", dummy, PERM_MANAGE, 0, NULL },
+	{ M_GET, "/customers/external-accounts", dummy, PERM_VIEW, 0, NULL },
+	{ M_POST, "/customers/external-accounts", dummy, PERM_MANAGE, 0, NULL },
+	{ M_GET, "/healthz", dummy, PERM_PUBLIC, 0, NULL },
 };
 #define N (sizeof(tab) / sizeof(tab[0]))
 

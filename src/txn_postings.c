@@ -1,0 +1,305 @@
+/*
+ * txn_postings.c: the money of each move of the lifecycle (txn_move), as
+ * double-entry postings applied in the caller's database transaction.
+ *
+ * Transfers put their amount in the platform's in-transit account when
+ * they are made (transfer.c): transfer-in from the SANDBOX account,
+ * transfer-out from the customer.  Their moves take it out again:
+ *
+ *   transfer-in   PENDING -> COMPLETED  IN_TRANSIT -> customer
+ *                 PENDING -> FAILED     IN_TRANSIT -> SANDBOX
+ *   transfer-out  PENDING -> COMPLETED  IN_TRANSIT -> SANDBOX; nothing
+ *                                       for a payout the bank will return
+ *                                       (outcome RETURNS): it stays in
+ *                                       transit until
+ *                 COMPLETED -> REFUNDED IN_TRANSIT -> customer
+ *                 PENDING -> FAILED     IN_TRANSIT -> customer
+ *
+ * A quote moves nothing while CREATED.  Executing it:
+ *
+ *   CREATED -> PROCESSING (payout) or COMPLETED (PPV address): the sender
+ *       pays the sending amount S; SANDBOX (the outside world) gets the
+ *       principal P and each platform its fee; on the receiving side the
+ *       receiving amount R moves from SANDBOX to the receiving platform's
+ *       in-transit account (payout) or the receiving customer (PPV)
+ *   PROCESSING -> COMPLETED  R: receiving IN_TRANSIT -> SANDBOX; nothing
+ *       for a payout the bank will return
+ *   PROCESSING -> FAILED, COMPLETED -> REFUNDED  all of the execution's
+ *       sending side backwards (the sender gets S back, fees included),
+ *       and R from receiving IN_TRANSIT to SANDBOX
+ *
+ * A review case approved (PENDING -> COMPLETED) credits the receiver from
+ * SANDBOX.  Expiry, rejection and the rest move nothing.
+ */
+#include "config.h"
+
+#include <string.h>
+
+#include "xborder/db.h"
+#include "xborder/db_accounts.h"
+#include "xborder/db_ledger.h"
+#include "xborder/db_quotes.h"
+#include "xborder/ids.h"
+#include "xborder/ledger.h"
+#include "xborder/txn.h"
+#include "xborder/txn_lifecycle.h"
+#include "xborder/txn_moves.h"
+#include "xborder/util.h"
+
+/*
+ * The id of the account of kind: the transaction's own for ACCT_CUSTOMER,
+ * its in-transit shard for ACCT_IN_TRANSIT, else the platform's account of
+ * that kind in the transaction's currency.
+ */
+static int
+account_of(struct db *db, const struct txn *t, const char *kind, char id[UUID_LEN + 1])
+{
+	if (strcmp(kind, ACCT_CUSTOMER) == 0) {
+		memcpy(id, t->internal_account_id, UUID_LEN + 1);
+		return DB_OK;
+	}
+	if (strcmp(kind, ACCT_IN_TRANSIT) == 0)
+		return db_account_transit(db, t->platform_id, t->currency, t->transit_shard, id);
+	return db_account_system(db, t->platform_id, kind, t->currency, id);
+}
+
+/*
+ * Moves the transaction's amount from the account of kind from to the one
+ * of kind to.  DB_LIMIT leaves nothing written (db_ledger_apply).
+ */
+static int
+move(struct db *db, const struct txn *t, const char *from, const char *to,
+    const char *memo)
+{
+	struct posting_set s = { .n = 0 };
+	char a[UUID_LEN + 1], b[UUID_LEN + 1];
+	int rc;
+
+	if ((rc = account_of(db, t, from, a)) != DB_OK ||
+	    (rc = account_of(db, t, to, b)) != DB_OK)
+		return rc;
+	if (ledger_move(&s, a, b, t->currency, t->amount) < 0)
+		return DB_CONFLICT;
+	return db_ledger_apply(db, memo, &s, NULL);
+}
+
+/*
+ * Adds the sending side of q to s, forwards (sign 1: the sender pays S,
+ * the outside world gets P, the platforms their fees) or backwards
+ * (sign -1).
+ */
+static int
+sending_side(struct db *db, const struct quote *q, int sign, struct posting_set *s)
+{
+	char sandbox[37], fee_s[37], fee_r[37];
+	const char *cur = q->send_currency;
+	int rc;
+
+	if ((rc = db_account_system(db, q->platform_id, ACCT_SANDBOX, cur, sandbox)) != DB_OK ||
+	    (rc = db_account_system(db, q->platform_id, ACCT_PLATFORM, cur, fee_s)) != DB_OK ||
+	    (rc = db_account_system(db, q->recv_platform_id, ACCT_PLATFORM, cur,
+	    fee_r)) != DB_OK)
+		return rc;
+	if (ledger_add(s, q->source_account_id, cur, -sign * q->send_amount) < 0 ||
+	    ledger_add(s, sandbox, cur, sign * q->principal) < 0 ||
+	    (q->fee_sender > 0 && ledger_add(s, fee_s, cur, sign * q->fee_sender) < 0) ||
+	    (q->fee_receiver > 0 && ledger_add(s, fee_r, cur, sign * q->fee_receiver) < 0))
+		return DB_CONFLICT;
+	return DB_OK;
+}
+
+/* Adds a move of R from the receiving platform's account of from_kind to to. */
+static int
+receiving_move(struct db *db, const struct quote *q, const char *from_kind, const char *to,
+    struct posting_set *s)
+{
+	char from[37];
+	int rc;
+
+	if ((rc = db_account_system(db, q->recv_platform_id, from_kind, q->recv_currency,
+	    from)) != DB_OK)
+		return rc;
+	return ledger_move(s, from, to, q->recv_currency, q->recv_amount) < 0 ? DB_CONFLICT : DB_OK;
+}
+
+int
+txn_quote_credit_account(struct db *db, const struct quote *q, char dest[37])
+{
+	if (strcmp(q->dest_type, "EXTERNAL_ACCOUNT") == 0)
+		return db_account_system(db, q->recv_platform_id, ACCT_IN_TRANSIT,
+		    q->recv_currency, dest);
+	return db_customer_account(db, q->recv_platform_id, q->recv_customer_id,
+	    q->recv_currency, dest);
+}
+
+/* A quote executed: the sending side forwards, R credited on the receiving side. */
+static int
+quote_executed(struct db *db, const struct quote *q, const struct txn_move_ctx *ctx)
+{
+	struct posting_set s = { .n = 0 };
+	char dest[37];
+	int rc;
+
+	if (ctx->credit_account != NULL)
+		str_copy(dest, sizeof(dest), ctx->credit_account);
+	else if ((rc = txn_quote_credit_account(db, q, dest)) != DB_OK)
+		return rc;
+	if ((rc = sending_side(db, q, 1, &s)) != DB_OK ||
+	    (rc = receiving_move(db, q, ACCT_SANDBOX, dest, &s)) != DB_OK)
+		return rc;
+	return db_ledger_apply(db, "quote_executed", &s, ctx->shortfall);
+}
+
+/* A payout paid by the bank: R leaves the receiving side's in-transit account. */
+static int
+quote_paid(struct db *db, const struct quote *q)
+{
+	struct posting_set s = { .n = 0 };
+	char sandbox[37];
+	int rc;
+
+	if ((rc = db_account_system(db, q->recv_platform_id, ACCT_SANDBOX, q->recv_currency,
+	    sandbox)) != DB_OK ||
+	    (rc = receiving_move(db, q, ACCT_IN_TRANSIT, sandbox, &s)) != DB_OK)
+		return rc;
+	return db_ledger_apply(db, "quote_payout_settled", &s, NULL);
+}
+
+/* A payout failed or returned: the sender gets S back, fees included. */
+static int
+quote_reversed(struct db *db, const struct quote *q, const char *memo)
+{
+	struct posting_set s = { .n = 0 };
+	char sandbox[37];
+	int rc;
+
+	if ((rc = sending_side(db, q, -1, &s)) != DB_OK ||
+	    (rc = db_account_system(db, q->recv_platform_id, ACCT_SANDBOX, q->recv_currency,
+	    sandbox)) != DB_OK ||
+	    (rc = receiving_move(db, q, ACCT_IN_TRANSIT, sandbox, &s)) != DB_OK)
+		return rc;
+	return db_ledger_apply(db, memo, &s, NULL);
+}
+
+/* The postings of a quote's move from t->status to to, with its quote q. */
+static int
+quote_postings(struct db *db, const struct txn *t, const struct quote *q, const char *to,
+    const struct txn_move_ctx *ctx)
+{
+	if (strcmp(t->status, "CREATED") == 0)
+		return strcmp(to, "EXPIRED") == 0 ? DB_OK : quote_executed(db, q, ctx);
+	if (strcmp(to, "COMPLETED") == 0)
+		return strcmp(q->outcome, "RETURNS") == 0 ? DB_OK : quote_paid(db, q);
+	if (strcmp(to, "FAILED") == 0)
+		return quote_reversed(db, q, "quote_payout_failed");
+	if (strcmp(to, "REFUNDED") == 0)
+		return quote_reversed(db, q, "quote_payout_returned");
+	return DB_OK;
+}
+
+/* A quote's move: with the caller's quote, or its own read by the transaction. */
+static int
+quote_move(struct db *db, const struct txn *t, const char *to, const struct txn_move_ctx *ctx)
+{
+	struct quote q;
+	int rc;
+
+	if (ctx->quote != NULL)
+		return quote_postings(db, t, ctx->quote, to, ctx);
+	if ((rc = db_quote_by_txn(db, t->id, &q)) != DB_OK)
+		return rc == DB_NOT_FOUND ? DB_ERR : rc;
+	rc = quote_postings(db, t, &q, to, ctx);
+	quote_free(&q);
+	return rc;
+}
+
+int
+txn_postings(struct db *db, const struct txn *t, const char *to,
+    const struct txn_move_ctx *ctx)
+{
+	int returns = strcmp(t->outcome, "RETURNS") == 0;
+
+	switch (txn_class(t)) {
+	case TC_TRANSFER_IN:
+		if (strcmp(to, "COMPLETED") == 0)
+			return move(db, t, ACCT_IN_TRANSIT, ACCT_CUSTOMER, "transfer_in_settled");
+		return move(db, t, ACCT_IN_TRANSIT, ACCT_SANDBOX, "transfer_in_failed");
+	case TC_TRANSFER_OUT:
+		if (strcmp(to, "COMPLETED") == 0)
+			return returns ? DB_OK :
+			    move(db, t, ACCT_IN_TRANSIT, ACCT_SANDBOX, "payout_settled");
+		return move(db, t, ACCT_IN_TRANSIT, ACCT_CUSTOMER,
+		    strcmp(to, "REFUNDED") == 0 ? "payout_returned" : "payout_failed");
+	case TC_QUOTE_PAYOUT:
+	case TC_QUOTE_PPV:
+		return quote_move(db, t, to, ctx);
+	case TC_REVIEW:
+		if (strcmp(to, "COMPLETED") == 0)
+			return move(db, t, ACCT_SANDBOX, ACCT_CUSTOMER, "review_approved");
+		return DB_OK;
+	default:
+		return DB_INVALID_MOVE;
+	}
+}
+
+/*
+ * The postings of the batch's payouts of one platform and currency, those
+ * of ts from i on that posted[] does not mark yet (they are marked).
+ */
+static int
+batch_group(struct db *db, const struct txn *ts, size_t n, size_t i, unsigned char *posted)
+{
+	const struct txn *g = &ts[i];
+	__int128 shard[LEDGER_TRANSIT_SHARDS] = { 0 }, total = 0;
+	struct posting_set s = { .n = 0 };
+	char id[UUID_LEN + 1];
+	int rc;
+
+	for (size_t k = i; k < n; k++) {
+		const struct txn *t = &ts[k];
+
+		if (posted[k] || strcmp(t->platform_id, g->platform_id) != 0 ||
+		    strcmp(t->currency, g->currency) != 0)
+			continue;
+		if (t->transit_shard < 0 || t->transit_shard >= LEDGER_TRANSIT_SHARDS ||
+		    t->amount <= 0 || t->amount > LEDGER_BALANCE_MAX)
+			return DB_CONFLICT;
+		shard[t->transit_shard] += t->amount;
+		total += t->amount;
+		posted[k] = 1;
+	}
+	if (total > LEDGER_BALANCE_MAX)
+		return DB_CONFLICT;
+	for (int k = 0; k < LEDGER_TRANSIT_SHARDS; k++) {
+		if (shard[k] == 0)
+			continue;
+		if ((rc = db_account_transit(db, g->platform_id, g->currency, k, id)) != DB_OK)
+			return rc;
+		if (ledger_add(&s, id, g->currency, -(int64_t)shard[k]) < 0)
+			return DB_CONFLICT;
+	}
+	if ((rc = db_account_system(db, g->platform_id, ACCT_SANDBOX, g->currency, id)) != DB_OK)
+		return rc;
+	if (ledger_add(&s, id, g->currency, (int64_t)total) < 0)
+		return DB_CONFLICT;
+	return db_ledger_apply(db, "payout_settled", &s, NULL);
+}
+
+int
+txn_postings_batch(struct db *db, const struct txn *ts, size_t n)
+{
+	unsigned char posted[TXN_BATCH_MAX] = { 0 };
+	int rc;
+
+	if (n > TXN_BATCH_MAX)
+		return DB_ERR;
+	/*
+	 * Each shard holds at least its payouts' money and the SANDBOX account
+	 * at most minus all of it (ledger.h), so no sum leaves the balance
+	 * limit and no balance check can fail.
+	 */
+	for (size_t i = 0; i < n; i++)
+		if (!posted[i] && (rc = batch_group(db, ts, n, i, posted)) != DB_OK)
+			return rc;
+	return DB_OK;
+}
