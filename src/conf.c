@@ -151,13 +151,56 @@ valid_base_path(const char *v)
 	return strstr(v, "//") == NULL;
 }
 
+/* fingerprint_key: 64 hexadecimal characters, kept as the 32 bytes they spell. */
+static const char *
+apply_hexkey(struct conf *c, const char *val)
+{
+	if (strlen(val) != 64 || strspn(val, "0123456789abcdefABCDEF") != 64)
+		return "must be 64 hexadecimal characters (32 bytes)";
+	for (size_t i = 0; i < 32; i++) {
+		char pair[3] = { val[2 * i], val[2 * i + 1], '\0' };
+
+		c->fingerprint_key[i] = (unsigned char)strtoul(pair, NULL, 16);
+	}
+	c->has_fingerprint_key = 1;
+	return NULL;
+}
+
+/*
+ * The numeric types: the value parsed within the key's range (in octal for
+ * C_OCTAL) and stored in the field at its width.
+ */
+static const char *
+apply_number(struct conf *c, const struct ckey *k, const char *val)
+{
+	char *field = (char *)c + k->off;
+	uint64_t n;
+
+	if (parse_uint(val, k->type == C_OCTAL ? 8 : 10, k->min, k->max, &n) < 0)
+		return k->type == C_OCTAL ? "must be an octal mode such as 0660" :
+		    "out of range or not a number";
+	switch (k->type) {
+	case C_U32:
+		*(uint32_t *)field = (uint32_t)n;
+		break;
+	case C_U64:
+		*(uint64_t *)field = n;
+		break;
+	case C_I64:
+		*(int64_t *)field = (int64_t)n;
+		break;
+	default:	/* C_UINT, C_OCTAL */
+		*(unsigned *)field = (unsigned)n;
+	}
+	return NULL;
+}
+
 /* Applies one key/value pair; returns NULL or the message for the error. */
 static const char *
 apply(struct conf *c, const char *key, const char *val)
 {
 	const struct ckey *k = NULL;
 	char *base = (char *)c;
-	uint64_t n;
 
 	for (size_t i = 0; i < sizeof(keys) / sizeof(keys[0]); i++)
 		if (strcmp(keys[i].name, key) == 0)
@@ -166,15 +209,7 @@ apply(struct conf *c, const char *key, const char *val)
 		return "unknown key";
 	switch (k->type) {
 	case C_HEXKEY:
-		if (strlen(val) != 64 || strspn(val, "0123456789abcdefABCDEF") != 64)
-			return "must be 64 hexadecimal characters (32 bytes)";
-		for (size_t i = 0; i < 32; i++) {
-			char pair[3] = { val[2 * i], val[2 * i + 1], '\0' };
-
-			c->fingerprint_key[i] = (unsigned char)strtoul(pair, NULL, 16);
-		}
-		c->has_fingerprint_key = 1;
-		return NULL;
+		return apply_hexkey(c, val);
 	case C_STR:
 		if (*val == '\0')
 			return "value must not be empty";
@@ -193,30 +228,11 @@ apply(struct conf *c, const char *key, const char *val)
 		c->base_path = xstrdup(val);
 		return NULL;
 	case C_UINT:
-		if (parse_uint(val, 10, k->min, k->max, &n) < 0)
-			return "out of range or not a number";
-		*(unsigned *)(base + k->off) = (unsigned)n;
-		return NULL;
 	case C_U32:
-		if (parse_uint(val, 10, k->min, k->max, &n) < 0)
-			return "out of range or not a number";
-		*(uint32_t *)(base + k->off) = (uint32_t)n;
-		return NULL;
 	case C_U64:
-		if (parse_uint(val, 10, k->min, k->max, &n) < 0)
-			return "out of range or not a number";
-		*(uint64_t *)(base + k->off) = n;
-		return NULL;
 	case C_I64:
-		if (parse_uint(val, 10, k->min, k->max, &n) < 0)
-			return "out of range or not a number";
-		*(int64_t *)(base + k->off) = (int64_t)n;
-		return NULL;
 	case C_OCTAL:
-		if (parse_uint(val, 8, k->min, k->max, &n) < 0)
-			return "must be an octal mode such as 0660";
-		*(unsigned *)(base + k->off) = (unsigned)n;
-		return NULL;
+		return apply_number(c, k, val);
 	case C_BOOL:
 		if (strcmp(val, "yes") == 0)
 			*(int *)(base + k->off) = 1;

@@ -67,47 +67,30 @@ apply_sql(int which, size_t n)
 	return made[which][n];
 }
 
-int
-db_ledger_apply(struct db *db, const char *memo, const struct posting_set *s,
-    struct ledger_short *shortfall)
+/*
+ * Checks the accounts of s as locked (r, in id order as order[] is): each
+ * exists in its posting's currency, its net change (nets[k]) keeps it
+ * within the balance limit, and it holds what the set takes from it.
+ * Keeps each account's platform in platform[].  DB_OK, DB_CONFLICT,
+ * DB_LIMIT, or DB_INSUFFICIENT with the first short account in *shortfall.
+ */
+static int
+check_locked(const struct db_rows *r, const struct posting_set *s, const size_t *order,
+    size_t n, char platform[][37], int64_t *nets, struct ledger_short *shortfall)
 {
-	size_t order[LEDGER_MAX_POSTINGS], n, m;
-	char platform[LEDGER_MAX_POSTINGS][37], posting_id[UUID_LEN + 1];
-	int64_t nets[LEDGER_MAX_POSTINGS];
-	struct db_val v[LEDGER_MAX_POSTINGS * 6];
-	struct db_rows r;
-	int rc, past_limit = 0, short_of = 0;
+	int past_limit = 0, short_of = 0;
 
-	if (ledger_balanced(s) < 0)
-		return DB_CONFLICT;
-	n = ledger_lock_order(s, order);
-	/*
-	 * Lock and check every account before changing any, so that a
-	 * refusal leaves the caller's transaction untouched (settlement goes
-	 * on with another posting after DB_LIMIT).
-	 */
-	for (size_t k = 0; k < n; k++)
-		v[k] = DBS(s->p[order[k]].account_id);
-	if ((rc = db_query(db, apply_sql(SQL_LOCK, n), v, n, &r)) != DB_OK)
-		return rc;
-	if (r.nrows != n) {
-		db_rows_free(&r);
-		return DB_CONFLICT;	/* an account does not exist */
-	}
-	/* Rows come in id order, as order[] is. */
 	for (size_t k = 0; k < n; k++) {
 		const struct posting *p = &s->p[order[k]];
 		int64_t balance, after, taken;
 		int overflow, sandbox;
 
-		if (strcmp(db_cell(&r, k, 0), p->account_id) != 0 ||
-		    strcmp(db_cell(&r, k, 3), p->currency) != 0) {
-			db_rows_free(&r);
+		if (strcmp(db_cell(r, k, 0), p->account_id) != 0 ||
+		    strcmp(db_cell(r, k, 3), p->currency) != 0)
 			return DB_CONFLICT;
-		}
-		balance = db_cell_i64(&r, k, 1);
-		sandbox = strcmp(db_cell(&r, k, 2), ACCT_SANDBOX) == 0;
-		snprintf(platform[order[k]], sizeof(platform[0]), "%s", db_cell(&r, k, 4));
+		balance = db_cell_i64(r, k, 1);
+		sandbox = strcmp(db_cell(r, k, 2), ACCT_SANDBOX) == 0;
+		snprintf(platform[order[k]], sizeof(platform[0]), "%s", db_cell(r, k, 4));
 		nets[k] = ledger_net(s, p->account_id, &overflow);
 		if (!overflow)
 			taken = ledger_taken(s, p->account_id, &overflow);
@@ -133,25 +116,66 @@ db_ledger_apply(struct db *db, const char *memo, const struct posting_set *s,
 			short_of = 1;
 		}
 	}
-	db_rows_free(&r);
 	/* AMOUNT_OUT_OF_RANGE comes before INSUFFICIENT_FUNDS (decisions.md). */
 	if (past_limit)
 		return DB_LIMIT;
 	if (short_of)
 		return DB_INSUFFICIENT;
-	m = 0;
+	return DB_OK;
+}
+
+/* Locks the n accounts of s (FOR UPDATE, in id order) and checks them. */
+static int
+lock_and_check(struct db *db, const struct posting_set *s, const size_t *order, size_t n,
+    char platform[][37], int64_t *nets, struct ledger_short *shortfall)
+{
+	struct db_val v[LEDGER_MAX_POSTINGS];
+	struct db_rows r;
+	int rc;
+
+	for (size_t k = 0; k < n; k++)
+		v[k] = DBS(s->p[order[k]].account_id);
+	if ((rc = db_query(db, apply_sql(SQL_LOCK, n), v, n, &r)) != DB_OK)
+		return rc;
+	if (r.nrows != n) {
+		db_rows_free(&r);
+		return DB_CONFLICT;	/* an account does not exist */
+	}
+	/* Rows come in id order, as order[] is. */
+	rc = check_locked(&r, s, order, n, platform, nets, shortfall);
+	db_rows_free(&r);
+	return rc;
+}
+
+/* Adds each locked account's net change to its balance, in one UPDATE. */
+static int
+update_balances(struct db *db, const struct posting_set *s, const size_t *order, size_t n,
+    const int64_t *nets)
+{
+	struct db_val v[LEDGER_MAX_POSTINGS * 3];
+	size_t m = 0;
+
 	for (size_t k = 0; k < n; k++)
 		if (nets[k] != 0) {
 			v[2 * m] = DBS(s->p[order[k]].account_id);
 			v[2 * m + 1] = DBI(nets[k]);
 			m++;
 		}
-	if (m > 0) {
-		for (size_t k = 0; k < m; k++)
-			v[2 * m + k] = v[2 * k];
-		if ((rc = db_exec(db, apply_sql(SQL_UPDATE, m), v, 3 * m, NULL)) != DB_OK)
-			return rc;
-	}
+	if (m == 0)
+		return DB_OK;
+	for (size_t k = 0; k < m; k++)
+		v[2 * m + k] = v[2 * k];
+	return db_exec(db, apply_sql(SQL_UPDATE, m), v, 3 * m, NULL);
+}
+
+/* Writes the set's ledger entries under one new posting id, in one INSERT. */
+static int
+write_entries(struct db *db, const char *memo, const struct posting_set *s,
+    const size_t *order, size_t n, char platform[][37])
+{
+	struct db_val v[LEDGER_MAX_POSTINGS * 6];
+	char posting_id[UUID_LEN + 1];
+
 	ids_uuid4(posting_id);
 	for (size_t i = 0; i < s->n; i++) {
 		const struct posting *p = &s->p[i];
@@ -169,6 +193,30 @@ db_ledger_apply(struct db *db, const char *memo, const struct posting_set *s,
 		v[6 * i + 5] = DBS(memo);
 	}
 	return db_exec(db, apply_sql(SQL_ENTRIES, s->n), v, 6 * s->n, NULL);
+}
+
+int
+db_ledger_apply(struct db *db, const char *memo, const struct posting_set *s,
+    struct ledger_short *shortfall)
+{
+	size_t order[LEDGER_MAX_POSTINGS], n;
+	char platform[LEDGER_MAX_POSTINGS][37];
+	int64_t nets[LEDGER_MAX_POSTINGS];
+	int rc;
+
+	if (ledger_balanced(s) < 0)
+		return DB_CONFLICT;
+	n = ledger_lock_order(s, order);
+	/*
+	 * Lock and check every account before changing any, so that a
+	 * refusal leaves the caller's transaction untouched (settlement goes
+	 * on with another posting after DB_LIMIT).
+	 */
+	if ((rc = lock_and_check(db, s, order, n, platform, nets, shortfall)) != DB_OK)
+		return rc;
+	if ((rc = update_balances(db, s, order, n, nets)) != DB_OK)
+		return rc;
+	return write_entries(db, memo, s, order, n, platform);
 }
 
 /*
@@ -341,22 +389,41 @@ db_account_transit(struct db *db, const char *platform, const char *currency, in
 	return system_account(db, platform, ACCT_IN_TRANSIT, owner, currency, id);
 }
 
-int
-db_ledger_check(struct db *db, void (*report)(const char *what, const char *id,
-    const char *detail))
-{
-	static const char sums[] =
+/*
+ * The consistency checks of db_ledger_check, in the order they run: each
+ * query returns one row a problem, reported as the kind of thing `what`
+ * with the id in column `id` and the detail describe() writes.
+ */
+enum check {
+	CHECK_SUMS, CHECK_BALANCES, CHECK_NEGATIVE, CHECK_OUTSIDE, CHECK_MISMATCH,
+	CHECK_COUNTS, CHECK_EXPIRY, CHECK__MAX
+};
+
+static const struct {
+	const char	*sql;
+	const char	*what;
+	size_t		 id;
+} checks[CHECK__MAX] = {
+	[CHECK_SUMS] = {
 	    "SELECT currency, CAST(SUM(amount) AS CHAR) FROM ledger_entries"
-	    " GROUP BY currency HAVING SUM(amount) <> 0";
-	static const char balances[] =
+	    " GROUP BY currency HAVING SUM(amount) <> 0", "currency", 0 },
+	[CHECK_BALANCES] = {
 	    "SELECT a.id, a.balance, CAST(IFNULL(SUM(e.amount), 0) AS CHAR)"
 	    " FROM internal_accounts a LEFT JOIN ledger_entries e ON e.account_id = a.id"
-	    " GROUP BY a.id, a.balance HAVING a.balance <> IFNULL(SUM(e.amount), 0)";
-	static const char negative[] =
-	    "SELECT id, balance FROM internal_accounts WHERE balance < 0 AND kind <> 'SANDBOX'";
-	static const char outside[] =
-	    "SELECT id, balance FROM internal_accounts WHERE balance > ? OR balance < ?";
-	static const char counts[] =
+	    " GROUP BY a.id, a.balance HAVING a.balance <> IFNULL(SUM(e.amount), 0)",
+	    "account", 0 },
+	[CHECK_NEGATIVE] = {
+	    "SELECT id, balance FROM internal_accounts WHERE balance < 0 AND kind <> 'SANDBOX'",
+	    "account", 0 },
+	/* Takes the balance limits as arguments. */
+	[CHECK_OUTSIDE] = {
+	    "SELECT id, balance FROM internal_accounts WHERE balance > ? OR balance < ?",
+	    "account", 0 },
+	[CHECK_MISMATCH] = {
+	    "SELECT e.id, e.account_id FROM ledger_entries e JOIN internal_accounts a"
+	    " ON a.id = e.account_id WHERE a.currency <> e.currency", "account", 1 },
+	/* txn_counts, which totalCount reads, against the transactions. */
+	[CHECK_COUNTS] = {
 	    "SELECT x.platform_id, x.status, x.type, CAST(SUM(x.c) AS CHAR),"
 	    " CAST(SUM(x.n) AS CHAR) FROM ("
 	    " SELECT platform_id, status, type, COUNT(*) AS c, 0 AS n FROM transactions"
@@ -364,72 +431,71 @@ db_ledger_check(struct db *db, void (*report)(const char *what, const char *id,
 	    " UNION ALL"
 	    " SELECT platform_id, status, type, 0, SUM(n) FROM txn_counts"
 	    "  GROUP BY platform_id, status, type) x"
-	    " GROUP BY x.platform_id, x.status, x.type HAVING SUM(x.c) <> SUM(x.n)";
-	static const char mismatch[] =
-	    "SELECT e.id, e.account_id FROM ledger_entries e JOIN internal_accounts a"
-	    " ON a.id = e.account_id WHERE a.currency <> e.currency";
+	    " GROUP BY x.platform_id, x.status, x.type HAVING SUM(x.c) <> SUM(x.n)",
+	    "count", 0 },
 	/* The copy of a quote's expiry on its transaction (schema/010). */
-	static const char expiry[] =
+	[CHECK_EXPIRY] = {
 	    "SELECT x.id, x.quote_expires_at, q.expires_at FROM transactions x"
 	    " JOIN quotes q ON q.transaction_id = x.id"
-	    " WHERE NOT (x.quote_expires_at <=> q.expires_at)";
+	    " WHERE NOT (x.quote_expires_at <=> q.expires_at)", "transaction", 0 },
+};
+
+/* Writes what is wrong in row i of check k's result. */
+static void
+describe(enum check k, const struct db_rows *r, size_t i, char *detail, size_t len)
+{
+	detail[0] = '\0';
+	switch (k) {
+	case CHECK_SUMS:
+		snprintf(detail, len, "entries sum to %s", db_cell(r, i, 1));
+		break;
+	case CHECK_BALANCES:
+		snprintf(detail, len, "balance %s but entries sum to %s",
+		    db_cell(r, i, 1), db_cell(r, i, 2));
+		break;
+	case CHECK_NEGATIVE:
+		snprintf(detail, len, "negative balance %s", db_cell(r, i, 1));
+		break;
+	case CHECK_OUTSIDE:
+		snprintf(detail, len, "balance %s past the limit", db_cell(r, i, 1));
+		break;
+	case CHECK_MISMATCH:
+		snprintf(detail, len, "entry %s in another currency", db_cell(r, i, 0));
+		break;
+	case CHECK_COUNTS:
+		snprintf(detail, len, "%s %s: %s transactions, counted %s",
+		    db_cell(r, i, 2), db_cell(r, i, 1), db_cell(r, i, 3), db_cell(r, i, 4));
+		break;
+	case CHECK_EXPIRY:
+		snprintf(detail, len, "quote expiry %s on the transaction, %s on the quote",
+		    db_cell(r, i, 1) ? db_cell(r, i, 1) : "NULL", db_cell(r, i, 2));
+		break;
+	case CHECK__MAX:
+		break;
+	}
+}
+
+int
+db_ledger_check(struct db *db, void (*report)(const char *what, const char *id,
+    const char *detail))
+{
 	struct db_val lim[] = { DBI(LEDGER_BALANCE_MAX), DBI(-LEDGER_BALANCE_MAX) };
 	struct db_rows r;
 	char detail[128];
 	int rc, problems = 0;
 
-	if ((rc = db_query(db, sums, NULL, 0, &r)) != DB_OK)
-		return rc;
-	for (size_t i = 0; i < r.nrows; i++, problems++) {
-		snprintf(detail, sizeof(detail), "entries sum to %s", db_cell(&r, i, 1));
-		report("currency", db_cell(&r, i, 0), detail);
+	for (enum check k = 0; k < CHECK__MAX; k++) {
+		if (k == CHECK_OUTSIDE)
+			rc = db_query(db, checks[k].sql, lim, NARGS(lim), &r);
+		else
+			rc = db_query(db, checks[k].sql, NULL, 0, &r);
+		if (rc != DB_OK)
+			return rc;
+		for (size_t i = 0; i < r.nrows; i++, problems++) {
+			describe(k, &r, i, detail, sizeof(detail));
+			report(checks[k].what, db_cell(&r, i, checks[k].id), detail);
+		}
+		db_rows_free(&r);
 	}
-	db_rows_free(&r);
-	if ((rc = db_query(db, balances, NULL, 0, &r)) != DB_OK)
-		return rc;
-	for (size_t i = 0; i < r.nrows; i++, problems++) {
-		snprintf(detail, sizeof(detail), "balance %s but entries sum to %s",
-		    db_cell(&r, i, 1), db_cell(&r, i, 2));
-		report("account", db_cell(&r, i, 0), detail);
-	}
-	db_rows_free(&r);
-	if ((rc = db_query(db, negative, NULL, 0, &r)) != DB_OK)
-		return rc;
-	for (size_t i = 0; i < r.nrows; i++, problems++) {
-		snprintf(detail, sizeof(detail), "negative balance %s", db_cell(&r, i, 1));
-		report("account", db_cell(&r, i, 0), detail);
-	}
-	db_rows_free(&r);
-	if ((rc = db_query(db, outside, lim, NARGS(lim), &r)) != DB_OK)
-		return rc;
-	for (size_t i = 0; i < r.nrows; i++, problems++) {
-		snprintf(detail, sizeof(detail), "balance %s past the limit", db_cell(&r, i, 1));
-		report("account", db_cell(&r, i, 0), detail);
-	}
-	db_rows_free(&r);
-	if ((rc = db_query(db, mismatch, NULL, 0, &r)) != DB_OK)
-		return rc;
-	for (size_t i = 0; i < r.nrows; i++, problems++) {
-		snprintf(detail, sizeof(detail), "entry %s in another currency", db_cell(&r, i, 0));
-		report("account", db_cell(&r, i, 1), detail);
-	}
-	db_rows_free(&r);
-	/* txn_counts, which totalCount reads, against the transactions. */
-	if ((rc = db_query(db, counts, NULL, 0, &r)) != DB_OK)
-		return rc;
-	for (size_t i = 0; i < r.nrows; i++, problems++) {
-		snprintf(detail, sizeof(detail), "%s %s: %s transactions, counted %s",
-		    db_cell(&r, i, 2), db_cell(&r, i, 1), db_cell(&r, i, 3), db_cell(&r, i, 4));
-		report("count", db_cell(&r, i, 0), detail);
-	}
-	db_rows_free(&r);
-	if ((rc = db_query(db, expiry, NULL, 0, &r)) != DB_OK)
-		return rc;
-	for (size_t i = 0; i < r.nrows; i++, problems++) {
-		snprintf(detail, sizeof(detail), "quote expiry %s on the transaction, %s on the quote",
-		    db_cell(&r, i, 1) ? db_cell(&r, i, 1) : "NULL", db_cell(&r, i, 2));
-		report("transaction", db_cell(&r, i, 0), detail);
-	}
-	db_rows_free(&r);
 	return problems;
 }

@@ -438,6 +438,79 @@ run_file(struct db *db, char *text, char *err, size_t errlen)
 	return rc;
 }
 
+/*
+ * The names of the migration files in dir, sorted (the order they apply
+ * in).  DB_OK with *names (n of them) for the caller to free, or DB_ERR
+ * with the reason in err.
+ */
+static int
+list_migrations(const char *dir, char ***names, size_t *n, char *err, size_t errlen)
+{
+	DIR *d;
+	struct dirent *e;
+
+	*names = NULL;
+	*n = 0;
+	if ((d = opendir(dir)) == NULL) {
+		snprintf(err, errlen, "%s: %s", dir, strerror(errno));
+		return DB_ERR;
+	}
+	while ((e = readdir(d)) != NULL)
+		if (is_migration(e->d_name)) {
+			*names = xrealloc(*names, (*n + 1) * sizeof(**names));
+			(*names)[(*n)++] = xstrdup(e->d_name);
+		}
+	closedir(d);
+	qsort(*names, *n, sizeof(**names), name_cmp);
+	return DB_OK;
+}
+
+/*
+ * Applies the migration file dir/name unless schema_migrations records it,
+ * and records it; calls applied(name) when it ran.  On failure err says
+ * why (prefixed with the name when its statements or its record failed).
+ */
+static int
+migrate_one(struct db *db, const char *dir, const char *name,
+    void (*applied)(const char *name), char *err, size_t errlen)
+{
+	static const char seen[] = "SELECT 1 FROM schema_migrations WHERE name = ?";
+	static const char record[] =
+	    "INSERT INTO schema_migrations (name, applied_at) VALUES (?, UTC_TIMESTAMP(3))";
+	struct db_val a[] = { DBS(name) };
+	struct db_rows r;
+	char path[4096], *text;
+	int rc;
+
+	if ((rc = db_query(db, seen, a, NARGS(a), &r)) != DB_OK) {
+		snprintf(err, errlen, "%s", db_error(db));
+		return rc;
+	}
+	if (r.nrows > 0) {
+		db_rows_free(&r);
+		return DB_OK;
+	}
+	db_rows_free(&r);
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	if ((text = slurp(path)) == NULL) {
+		snprintf(err, errlen, "%s: %s", path, strerror(errno));
+		return DB_ERR;
+	}
+	if ((rc = run_file(db, text, err, errlen)) == DB_OK &&
+	    (rc = db_exec(db, record, a, NARGS(a), NULL)) != DB_OK)
+		snprintf(err, errlen, "%s", db_error(db));
+	free(text);
+	if (rc == DB_OK)
+		applied(name);
+	else {
+		char msg[512];
+
+		snprintf(msg, sizeof(msg), "%s: %s", name, err);
+		snprintf(err, errlen, "%s", msg);
+	}
+	return rc;
+}
+
 int
 db_migrate(struct db *db, const char *dir, void (*applied)(const char *name),
     char *err, size_t errlen)
@@ -446,64 +519,18 @@ db_migrate(struct db *db, const char *dir, void (*applied)(const char *name),
 	    "CREATE TABLE IF NOT EXISTS schema_migrations ("
 	    " name VARCHAR(255) CHARACTER SET ascii NOT NULL PRIMARY KEY,"
 	    " applied_at DATETIME(3) NOT NULL) ENGINE=InnoDB";
-	static const char seen[] = "SELECT 1 FROM schema_migrations WHERE name = ?";
-	static const char record[] =
-	    "INSERT INTO schema_migrations (name, applied_at) VALUES (?, UTC_TIMESTAMP(3))";
-	DIR *d;
-	struct dirent *e;
-	char **names = NULL;
-	size_t n = 0;
+	char **names;
+	size_t n;
 	int rc;
 
 	if ((rc = db_exec_once(db, create)) != DB_OK) {
 		snprintf(err, errlen, "%s", db_error(db));
 		return rc;
 	}
-	if ((d = opendir(dir)) == NULL) {
-		snprintf(err, errlen, "%s: %s", dir, strerror(errno));
-		return DB_ERR;
-	}
-	while ((e = readdir(d)) != NULL)
-		if (is_migration(e->d_name)) {
-			names = xrealloc(names, (n + 1) * sizeof(*names));
-			names[n++] = xstrdup(e->d_name);
-		}
-	closedir(d);
-	qsort(names, n, sizeof(*names), name_cmp);
-	rc = DB_OK;
-	for (size_t i = 0; i < n && rc == DB_OK; i++) {
-		struct db_val a[] = { DBS(names[i]) };
-		struct db_rows r;
-		char path[4096], *text;
-
-		if ((rc = db_query(db, seen, a, NARGS(a), &r)) != DB_OK) {
-			snprintf(err, errlen, "%s", db_error(db));
-			break;
-		}
-		if (r.nrows > 0) {
-			db_rows_free(&r);
-			continue;
-		}
-		db_rows_free(&r);
-		snprintf(path, sizeof(path), "%s/%s", dir, names[i]);
-		if ((text = slurp(path)) == NULL) {
-			snprintf(err, errlen, "%s: %s", path, strerror(errno));
-			rc = DB_ERR;
-			break;
-		}
-		if ((rc = run_file(db, text, err, errlen)) == DB_OK &&
-		    (rc = db_exec(db, record, a, NARGS(a), NULL)) != DB_OK)
-			snprintf(err, errlen, "%s", db_error(db));
-		free(text);
-		if (rc == DB_OK)
-			applied(names[i]);
-		else {
-			char msg[512];
-
-			snprintf(msg, sizeof(msg), "%s: %s", names[i], err);
-			snprintf(err, errlen, "%s", msg);
-		}
-	}
+	if ((rc = list_migrations(dir, &names, &n, err, errlen)) != DB_OK)
+		return rc;
+	for (size_t i = 0; i < n && rc == DB_OK; i++)
+		rc = migrate_one(db, dir, names[i], applied, err, errlen);
 	for (size_t i = 0; i < n; i++)
 		free(names[i]);
 	free(names);

@@ -154,6 +154,67 @@ h_config_get(struct req *req)
 }
 
 /*
+ * enabledTransactionTypes as stored: each type once, in the order given;
+ * sets c->outgoing and c->incoming.  Caller frees.
+ */
+static char *
+types_from_json(struct currency_cfg *c, json_object *types)
+{
+	json_object *tj = json_object_new_array();
+	char *s;
+
+	for (size_t j = 0; j < json_object_array_length(types); j++) {
+		const char *t = json_object_get_string(json_object_array_get_idx(types, j));
+
+		if (strcmp(t, "OUTGOING") == 0 && !c->outgoing) {
+			c->outgoing = 1;
+			json_object_array_add(tj, json_object_new_string(t));
+		} else if (strcmp(t, "INCOMING") == 0 && !c->incoming) {
+			c->incoming = 1;
+			json_object_array_add(tj, json_object_new_string(t));
+		}
+	}
+	s = xstrdup(json_object_to_json_string_ext(tj, JSON_C_TO_STRING_PLAIN));
+	json_object_put(tj);
+	return s;
+}
+
+/*
+ * requiredCounterpartyFields of supportedCurrencies[i] as stored; a
+ * repeated profile is added to details and counted in *bad.  Caller frees.
+ */
+static char *
+fields_from_json(json_object *fields, size_t i, json_object *details, int *bad)
+{
+	json_object *fj = json_object_new_array();
+	char key[128], *s;
+
+	for (size_t j = 0; j < json_object_array_length(fields); j++) {
+		json_object *f = json_object_array_get_idx(fields, j), *g;
+		const char *p = json_object_get_string(json_object_object_get(f, "profile"));
+
+		for (size_t k = 0; k < j; k++)
+			if (strcmp(p, json_object_get_string(json_object_object_get(
+			    json_object_array_get_idx(fields, k), "profile"))) == 0) {
+				snprintf(key, sizeof(key),
+				    "supportedCurrencies[%zu].requiredCounterpartyFields[%zu].profile",
+				    i, j);
+				json_object_object_add(details, key,
+				    json_object_new_string("must not repeat a profile"));
+				(*bad)++;
+			}
+		g = json_object_new_object();
+		json_object_object_add(g, "profile", json_object_new_string(p));
+		json_object_object_add(g, "mandatory", json_object_new_boolean(
+		    json_object_get_boolean(json_object_object_get(f, "mandatory"))));
+		json_object_array_add(fj, g);
+	}
+	s = xstrdup(json_object_to_json_string_ext(fj, JSON_C_TO_STRING_PLAIN));
+	json_object_put(fj);
+	return s;
+}
+
+/*
  * Turns the validated supportedCurrencies array into store rows, checking
  * what the field table cannot: min <= max and no repeated currency or
  * profile.  Adds to details and returns the number of problems.
@@ -168,8 +229,7 @@ currencies_from_json(json_object *arr, struct currency_cfg **out, size_t *nout,
 	int bad = 0;
 
 	for (size_t i = 0; i < n; i++) {
-		json_object *e = json_object_array_get_idx(arr, i), *types, *fields;
-		json_object *tj = json_object_new_array(), *fj = json_object_new_array();
+		json_object *e = json_object_array_get_idx(arr, i);
 		struct currency_cfg *c = &cur[i];
 
 		snprintf(c->code, sizeof(c->code), "%s",
@@ -189,43 +249,10 @@ currencies_from_json(json_object *arr, struct currency_cfg **out, size_t *nout,
 			    json_object_new_string("must be at least minAmount"));
 			bad++;
 		}
-		types = json_object_object_get(e, "enabledTransactionTypes");
-		for (size_t j = 0; j < json_object_array_length(types); j++) {
-			const char *t = json_object_get_string(json_object_array_get_idx(types, j));
-
-			if (strcmp(t, "OUTGOING") == 0 && !c->outgoing) {
-				c->outgoing = 1;
-				json_object_array_add(tj, json_object_new_string(t));
-			} else if (strcmp(t, "INCOMING") == 0 && !c->incoming) {
-				c->incoming = 1;
-				json_object_array_add(tj, json_object_new_string(t));
-			}
-		}
-		fields = json_object_object_get(e, "requiredCounterpartyFields");
-		for (size_t j = 0; j < json_object_array_length(fields); j++) {
-			json_object *f = json_object_array_get_idx(fields, j), *g;
-			const char *p = json_object_get_string(json_object_object_get(f, "profile"));
-
-			for (size_t k = 0; k < j; k++)
-				if (strcmp(p, json_object_get_string(json_object_object_get(
-				    json_object_array_get_idx(fields, k), "profile"))) == 0) {
-					snprintf(key, sizeof(key),
-					    "supportedCurrencies[%zu].requiredCounterpartyFields[%zu].profile",
-					    i, j);
-					json_object_object_add(details, key,
-					    json_object_new_string("must not repeat a profile"));
-					bad++;
-				}
-			g = json_object_new_object();
-			json_object_object_add(g, "profile", json_object_new_string(p));
-			json_object_object_add(g, "mandatory", json_object_new_boolean(
-			    json_object_get_boolean(json_object_object_get(f, "mandatory"))));
-			json_object_array_add(fj, g);
-		}
-		c->types_json = xstrdup(json_object_to_json_string_ext(tj, JSON_C_TO_STRING_PLAIN));
-		c->fields_json = xstrdup(json_object_to_json_string_ext(fj, JSON_C_TO_STRING_PLAIN));
-		json_object_put(tj);
-		json_object_put(fj);
+		c->types_json = types_from_json(c,
+		    json_object_object_get(e, "enabledTransactionTypes"));
+		c->fields_json = fields_from_json(
+		    json_object_object_get(e, "requiredCounterpartyFields"), i, details, &bad);
 	}
 	*out = cur;
 	*nout = n;

@@ -82,6 +82,39 @@ sanctions_match(void)
 	return s;
 }
 
+/*
+ * Answers rc (not DB_OK) from looking up or writing to the receiving
+ * customer: 404 CUSTOMER_NOT_FOUND, 410 GONE, or 5xx.  Returns -1.
+ */
+static int
+receiver_fail(struct req *req, int rc)
+{
+	if (rc == DB_NOT_FOUND)
+		return resp_error(req, 404, "CUSTOMER_NOT_FOUND", "No such customer.", NULL);
+	if (rc == DB_GONE)
+		return resp_error(req, 410, "GONE", "The customer has been deleted.", NULL);
+	return req_db_fail(req, rc);
+}
+
+/*
+ * The receiverCustomerId v as a bare id in customer[37]: only a live
+ * customer of this platform receives; any other id is unknown (404).
+ * 0, or -1 once answered (404, 410, 5xx).
+ */
+static int
+receiver_or_reply(struct req *req, struct db *db, const char *v, char customer[37])
+{
+	struct customer c;
+	int rc;
+
+	if (ids_parse(v, "Customer", 0, customer) < 0)
+		return resp_error(req, 404, "CUSTOMER_NOT_FOUND", "No such customer.", NULL);
+	rc = db_customer_get(db, req->platform_id, customer, &c);
+	if (rc == DB_OK || rc == DB_GONE)
+		customer_free(&c);
+	return rc == DB_OK ? 0 : receiver_fail(req, rc);
+}
+
 int
 h_review_simulate(struct req *req)
 {
@@ -104,23 +137,9 @@ h_review_simulate(struct req *req)
 	n.window_ms = req->conf->review_window * 1000;
 	if ((db = req_db_or_reply(req)) == NULL)
 		return -1;
-	/* Only a live customer of this platform receives; any other id is unknown. */
-	if (ids_parse(v, "Customer", 0, customer) < 0)
-		return resp_error(req, 404, "CUSTOMER_NOT_FOUND", "No such customer.", NULL);
+	if (receiver_or_reply(req, db, v, customer) < 0)
+		return -1;
 	n.customer_id = customer;
-	{
-		struct customer c;
-
-		rc = db_customer_get(db, req->platform_id, customer, &c);
-		if (rc == DB_OK || rc == DB_GONE)
-			customer_free(&c);
-		if (rc == DB_NOT_FOUND)
-			return resp_error(req, 404, "CUSTOMER_NOT_FOUND", "No such customer.", NULL);
-		if (rc == DB_GONE)
-			return resp_error(req, 410, "GONE", "The customer has been deleted.", NULL);
-		if (rc != DB_OK)
-			return req_db_fail(req, rc);
-	}
 	if (currency_enabled_or_reply(req, db, req->platform_id, n.currency, "INCOMING",
 	    &min, &max) < 0 ||
 	    amount_range_or_reply(req, "amountMinor", n.amount, min, max) < 0)
@@ -129,12 +148,8 @@ h_review_simulate(struct req *req)
 		n.detail = detail = sanctions_match();
 	rc = review_simulate(db, req->platform_id, &n, &t);
 	free(detail);
-	if (rc == DB_NOT_FOUND)
-		return resp_error(req, 404, "CUSTOMER_NOT_FOUND", "No such customer.", NULL);
-	if (rc == DB_GONE)
-		return resp_error(req, 410, "GONE", "The customer has been deleted.", NULL);
 	if (rc != DB_OK)
-		return req_db_fail(req, rc);
+		return receiver_fail(req, rc);
 	o = json_object_new_object();
 	json_object_object_add(o, "transactionId", json_prefixed("Transaction", t.id));
 	json_object_object_add(o, "receiverCustomerId", json_prefixed("Customer", customer));

@@ -91,6 +91,123 @@ insufficient_reply(struct req *req, const struct ledger_short *s)
 	    "The account does not hold enough money.", d);
 }
 
+/*
+ * Loads the external account ext_id and the internal account int_id in one
+ * round trip and checks that they may meet in a transfer: the internal one
+ * a customer's, both of the same customer and in the transfer's currency.
+ * 0 with *ea to free by the caller; -1 once answered (404, 410, 400, 5xx).
+ */
+static int
+accounts_or_reply(struct req *req, struct db *db, const char *ext_id, const char *int_id,
+    const char *int_field, const char *currency, struct external_account *ea,
+    struct internal_account *ia)
+{
+	int rc, int_rc;
+
+	/* Both accounts in one round trip; the external account's answer first. */
+	rc = db_transfer_accounts(db, req->platform_id, ext_id, int_id, ea, ia, &int_rc);
+	if (rc == DB_GONE) {
+		external_account_free(ea);
+		return resp_error(req, 410, "GONE", "The owning customer has been deleted.", NULL);
+	}
+	if (rc == DB_NOT_FOUND)
+		return resp_error(req, 404, "NOT_FOUND", "No such external account.", NULL);
+	if (rc != DB_OK)
+		return req_db_fail(req, rc);
+	rc = int_rc;
+	if (rc == DB_OK && ia->customer_id[0] == '\0')
+		rc = DB_NOT_FOUND;	/* platform-owned: not a customer's account */
+	if (rc != DB_OK) {
+		external_account_free(ea);
+		if (rc == DB_NOT_FOUND)
+			return resp_error(req, 404, "ACCOUNT_NOT_FOUND",
+			    "No such internal account.", NULL);
+		return req_db_fail(req, rc);
+	}
+	if (strcmp(ia->customer_id, ea->customer_id) != 0) {
+		external_account_free(ea);
+		return resp_invalid(req, int_field,
+		    "must belong to the same customer as the external account");
+	}
+	if (strcmp(ia->currency, ea->currency) != 0 || strcmp(currency, ia->currency) != 0) {
+		char rule[96];
+
+		snprintf(rule, sizeof(rule), "must be the currency of both accounts (%s and %s)",
+		    ia->currency, ea->currency);
+		external_account_free(ea);
+		return resp_invalid(req, "amount.currencyCode", rule);
+	}
+	return 0;
+}
+
+/*
+ * How the sandbox bank ends the transfer, by the external account's last
+ * four digits; a bank return happens to payouts only.
+ */
+static const char *
+bank_outcome(const char *last4, int out)
+{
+	switch (bankacct_outcome_last4(last4)) {
+	case BANK_FAILS:
+		return "FAILS";
+	case BANK_RETURNS:
+		return out ? "RETURNS" : "COMPLETES";	/* returns: payouts only */
+	default:
+		return "COMPLETES";
+	}
+}
+
+/*
+ * The checks of a transfer in that need the customer: it still exists
+ * (410) and the credit keeps the balance within the limit (400).  Writes
+ * the customer's address to ppv.  0, or -1 once answered.
+ */
+static int
+transfer_in_or_reply(struct req *req, struct db *db, const struct internal_account *ia,
+    int64_t amount, char *ppv, size_t ppvlen)
+{
+	struct customer c;
+	int64_t after;
+	int rc;
+
+	rc = db_customer_get(db, req->platform_id, ia->customer_id, &c);
+	if (rc != DB_OK && rc != DB_GONE)
+		return req_db_fail(req, rc);
+	snprintf(ppv, ppvlen, "%s@%s", c.ppv_name, c.ppv_domain);
+	customer_free(&c);
+	if (rc == DB_GONE)
+		return resp_error(req, 410, "GONE", "The customer has been deleted.", NULL);
+	/*
+	 * The customer's credit is checked again at settlement (the
+	 * balance may have grown meanwhile); this answers the plain
+	 * case now, while the client can be told.
+	 */
+	if (ledger_balance_after(ia->balance, amount, 0, &after) == LEDGER_PAST_LIMIT)
+		return balance_limit_reply(req, "amount.amountMinor");
+	return 0;
+}
+
+/*
+ * Answers what writing the transfer returned (rc): 201 with the
+ * transaction (txn, freed here), 400 past the balance limit, 409 short of
+ * funds (shortfall), 410 or 5xx.
+ */
+static int
+transfer_reply(struct req *req, int rc, struct txn *txn, const struct ledger_short *shortfall)
+{
+	if (rc == DB_LIMIT)
+		return balance_limit_reply(req, "amount.amountMinor");
+	if (rc == DB_INSUFFICIENT)
+		return insufficient_reply(req, shortfall);
+	if (rc == DB_GONE)
+		return resp_error(req, 410, "GONE", "The customer has been deleted.", NULL);
+	if (rc != DB_OK)
+		return req_db_fail(req, rc);
+	resp_json(req, 201, json_transaction(txn));
+	txn_free(txn);
+	return 0;
+}
+
 /* POST /transfer-in (out == 0) and POST /transfer-out (out == 1). */
 static int
 transfer(struct req *req, int out)
@@ -100,14 +217,13 @@ transfer(struct req *req, int out)
 	char ext_id[37], int_id[37], ppv[400];
 	struct external_account ea;
 	struct internal_account ia;
-	struct customer c;
 	struct transfer t;
 	struct ledger_short shortfall;
 	struct txn txn;
 	int64_t amount, min = 0, max = 0;
 	const char *currency;
 	struct db *db;
-	int rc, int_rc;
+	int rc;
 
 	if (body_valid_or_reply(req, transfer_fields) < 0)
 		return -1;
@@ -121,40 +237,8 @@ transfer(struct req *req, int out)
 	parse_i64_digits(path_str(req->json, "amount", "amountMinor"), &amount);
 	if ((db = req_db_or_reply(req)) == NULL)
 		return -1;
-
-	/* Both accounts in one round trip; the external account's answer first. */
-	rc = db_transfer_accounts(db, req->platform_id, ext_id, int_id, &ea, &ia, &int_rc);
-	if (rc == DB_GONE) {
-		external_account_free(&ea);
-		return resp_error(req, 410, "GONE", "The owning customer has been deleted.", NULL);
-	}
-	if (rc == DB_NOT_FOUND)
-		return resp_error(req, 404, "NOT_FOUND", "No such external account.", NULL);
-	if (rc != DB_OK)
-		return req_db_fail(req, rc);
-	rc = int_rc;
-	if (rc == DB_OK && ia.customer_id[0] == '\0')
-		rc = DB_NOT_FOUND;	/* platform-owned: not a customer's account */
-	if (rc != DB_OK) {
-		external_account_free(&ea);
-		if (rc == DB_NOT_FOUND)
-			return resp_error(req, 404, "ACCOUNT_NOT_FOUND",
-			    "No such internal account.", NULL);
-		return req_db_fail(req, rc);
-	}
-	if (strcmp(ia.customer_id, ea.customer_id) != 0) {
-		external_account_free(&ea);
-		return resp_invalid(req, int_field,
-		    "must belong to the same customer as the external account");
-	}
-	if (strcmp(ia.currency, ea.currency) != 0 || strcmp(currency, ia.currency) != 0) {
-		char rule[96];
-
-		snprintf(rule, sizeof(rule), "must be the currency of both accounts (%s and %s)",
-		    ia.currency, ea.currency);
-		external_account_free(&ea);
-		return resp_invalid(req, "amount.currencyCode", rule);
-	}
+	if (accounts_or_reply(req, db, ext_id, int_id, int_field, currency, &ea, &ia) < 0)
+		return -1;
 	if (currency_enabled_or_reply(req, db, req->platform_id, currency,
 	    out ? "OUTGOING" : "INCOMING", &min, &max) < 0 ||
 	    amount_range_or_reply(req, "amount.amountMinor", amount, min, max) < 0) {
@@ -168,49 +252,16 @@ transfer(struct req *req, int out)
 	t.external_account_id = ext_id;
 	t.currency = currency;
 	t.amount = amount;
-	switch (bankacct_outcome_last4(ea.account_last4)) {
-	case BANK_FAILS:
-		t.outcome = "FAILS";
-		break;
-	case BANK_RETURNS:
-		t.outcome = out ? "RETURNS" : "COMPLETES";	/* returns: payouts only */
-		break;
-	default:
-		t.outcome = "COMPLETES";
-	}
+	t.outcome = bank_outcome(ea.account_last4, out);
 	external_account_free(&ea);
 	if (!out) {
-		int64_t after;
-
-		rc = db_customer_get(db, req->platform_id, ia.customer_id, &c);
-		if (rc != DB_OK && rc != DB_GONE)
-			return req_db_fail(req, rc);
-		snprintf(ppv, sizeof(ppv), "%s@%s", c.ppv_name, c.ppv_domain);
-		customer_free(&c);
-		if (rc == DB_GONE)
-			return resp_error(req, 410, "GONE", "The customer has been deleted.", NULL);
-		/*
-		 * The customer's credit is checked again at settlement (the
-		 * balance may have grown meanwhile); this answers the plain
-		 * case now, while the client can be told.
-		 */
-		if (ledger_balance_after(ia.balance, amount, 0, &after) == LEDGER_PAST_LIMIT)
-			return balance_limit_reply(req, "amount.amountMinor");
+		if (transfer_in_or_reply(req, db, &ia, amount, ppv, sizeof(ppv)) < 0)
+			return -1;
 		t.ppv_address = ppv;
 		rc = transfer_in(db, req->platform_id, &t, &txn);
 	} else
 		rc = transfer_out(db, req->platform_id, &t, &txn, &shortfall);
-	if (rc == DB_LIMIT)
-		return balance_limit_reply(req, "amount.amountMinor");
-	if (rc == DB_INSUFFICIENT)
-		return insufficient_reply(req, &shortfall);
-	if (rc == DB_GONE)
-		return resp_error(req, 410, "GONE", "The customer has been deleted.", NULL);
-	if (rc != DB_OK)
-		return req_db_fail(req, rc);
-	resp_json(req, 201, json_transaction(&txn));
-	txn_free(&txn);
-	return 0;
+	return transfer_reply(req, rc, &txn, &shortfall);
 }
 
 int

@@ -162,6 +162,38 @@ test_busy_reply(struct req *req)
 }
 
 /*
+ * Calls the endpoint url with the signed test event and answers: 200 with
+ * what the endpoint replied, or 400 WEBHOOK_DELIVERY_FAILED with the reason
+ * it could not be reached.  The caller frees call (wh_call_free).
+ */
+static void
+test_call_reply(struct req *req, struct wh_call *call, const char *url, const char *body,
+    const char *sig)
+{
+	json_object *o;
+
+	memset(call, 0, sizeof(*call));
+	call->url = url;
+	call->body = body;
+	call->body_len = strlen(body);
+	call->signature = sig;
+	call->allow_private = req->conf->webhook_allow_private;
+	if (wh_call_perform(call) < 0) {
+		o = json_object_new_object();
+		json_object_object_add(o, "reason", json_object_new_string(call->reason));
+		resp_error(req, 400, "WEBHOOK_DELIVERY_FAILED",
+		    "The webhook endpoint could not be reached.", o);
+	} else {
+		o = json_object_new_object();
+		json_object_object_add(o, "url", json_object_new_string(url));
+		json_object_object_add(o, "responseStatus", json_object_new_int64(call->status));
+		json_object_object_add(o, "responseBody",
+		    json_object_new_string(call->response != NULL ? call->response : ""));
+		resp_json(req, 200, o);
+	}
+}
+
+/*
  * The endpoint is called from this worker, for up to the delivery
  * timeout: a platform runs one test at a time (a lease in the database,
  * which every pool sees), and a pool gives tests at most a quarter of its
@@ -175,7 +207,6 @@ h_webhooks_test(struct req *req)
 	struct platform_config cfg;
 	char id[UUID_LEN + 1], holder[UUID_LEN + 1], sig[WH_SIG_HEADER_MAX], err[256], *body;
 	struct db *db;
-	json_object *o;
 	int rc, place, got;
 
 	if ((db = req_db_or_reply(req)) == NULL)
@@ -207,25 +238,7 @@ h_webhooks_test(struct req *req)
 		platform_config_free(&cfg);
 		return rc != DB_OK ? req_db_fail(req, rc) : test_busy_reply(req);
 	}
-	memset(&call, 0, sizeof(call));
-	call.url = cfg.webhook;
-	call.body = body;
-	call.body_len = strlen(body);
-	call.signature = sig;
-	call.allow_private = req->conf->webhook_allow_private;
-	if (wh_call_perform(&call) < 0) {
-		o = json_object_new_object();
-		json_object_object_add(o, "reason", json_object_new_string(call.reason));
-		resp_error(req, 400, "WEBHOOK_DELIVERY_FAILED",
-		    "The webhook endpoint could not be reached.", o);
-	} else {
-		o = json_object_new_object();
-		json_object_object_add(o, "url", json_object_new_string(cfg.webhook));
-		json_object_object_add(o, "responseStatus", json_object_new_int64(call.status));
-		json_object_object_add(o, "responseBody",
-		    json_object_new_string(call.response != NULL ? call.response : ""));
-		resp_json(req, 200, o);
-	}
+	test_call_reply(req, &call, cfg.webhook, body, sig);
 	gate_leave(place);
 	/* Not given back (the database failed meanwhile): it runs out in 30 s. */
 	(void)db_wh_test_release(db, req->platform_id, holder);

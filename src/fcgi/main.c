@@ -283,24 +283,21 @@ usage(void)
 	exit(2);
 }
 
-int
-main(int argc, char *argv[])
+/* -c config and -t (check the configuration only); the configuration's path. */
+static const char *
+parse_options(int argc, char *argv[], int *test_only)
 {
-	struct conf conf;
-	char err[1024];
 	const char *path = NULL;
-	int test_only = 0, ch, from_systemd;
-	int64_t backoff = 0, next_spawn = 0, stop_deadline = 0;
-	struct sigaction sa;
-	sigset_t block, none;
+	int ch;
 
+	*test_only = 0;
 	while ((ch = getopt(argc, argv, "c:t")) != -1) {
 		switch (ch) {
 		case 'c':
 			path = optarg;
 			break;
 		case 't':
-			test_only = 1;
+			*test_only = 1;
 			break;
 		default:
 			usage();
@@ -308,47 +305,73 @@ main(int argc, char *argv[])
 	}
 	if (path == NULL || optind != argc)
 		usage();
-	if (conf_load(&conf, path, err, sizeof(err)) < 0) {
+	return path;
+}
+
+/*
+ * Reads the configuration and refuses one without a fingerprint key; -1
+ * (after saying why on stderr) when the program must exit with 1.
+ */
+static int
+load_conf(struct conf *conf, const char *path)
+{
+	char err[1024];
+
+	if (conf_load(conf, path, err, sizeof(err)) < 0) {
 		fprintf(stderr, "xborder-fcgi: %s\n", err);
-		return 1;
+		return -1;
 	}
-	if (!conf.has_fingerprint_key) {
+	if (!conf->has_fingerprint_key) {
 		fprintf(stderr, "xborder-fcgi: %s: fingerprint_key must be set "
 		    "(64 hexadecimal characters, e.g. from `openssl rand -hex 32`)\n", path);
-		conf_free(&conf);
-		return 1;
+		conf_free(conf);
+		return -1;
 	}
-	if (test_only) {
-		printf("%s: configuration ok\n", path);
-		conf_free(&conf);
-		return 0;
-	}
-	log_set_level(conf.log_level);
-	if (log_open("xborder-fcgi", conf.log_file) < 0) {
-		fprintf(stderr, "xborder-fcgi: log_file %s: %s\n", conf.log_file, strerror(errno));
-		return 1;
+	return 0;
+}
+
+/*
+ * The start-up steps whose failure ends the program: the log, libfcgi, the
+ * listening socket (*from_systemd says whether systemd passed it), the gate
+ * and the shared counters (which only warn).  -1 after saying why on stderr.
+ */
+static int
+open_resources(const struct conf *conf, int *from_systemd)
+{
+	log_set_level(conf->log_level);
+	if (log_open("xborder-fcgi", conf->log_file) < 0) {
+		fprintf(stderr, "xborder-fcgi: log_file %s: %s\n", conf->log_file, strerror(errno));
+		return -1;
 	}
 	if (FCGX_Init() != 0) {
 		fprintf(stderr, "xborder-fcgi: FCGX_Init failed\n");
-		return 1;
+		return -1;
 	}
-	from_systemd = getenv("LISTEN_FDS") != NULL;
-	if ((listen_fd = open_listener(&conf)) < 0) {
-		fprintf(stderr, "xborder-fcgi: cannot listen on %s: %s\n", conf.listen,
+	*from_systemd = getenv("LISTEN_FDS") != NULL;
+	if ((listen_fd = open_listener(conf)) < 0) {
+		fprintf(stderr, "xborder-fcgi: cannot listen on %s: %s\n", conf->listen,
 		    strerror(errno));
-		return 1;
+		return -1;
 	}
 
 	/* Places for slow calls (POST /webhooks/test), shared by every worker. */
 	if (gate_create(sizeof(children) / sizeof(children[0])) < 0) {
 		fprintf(stderr, "xborder-fcgi: gate: %s\n", strerror(errno));
-		return 1;
+		return -1;
 	}
-	if (stats_create(conf.stats_file, sizeof(children) / sizeof(children[0])) < 0)
-		log_msg(LOG_LVL_WARN, NULL, "stats_file %s: %s (no counters)", conf.stats_file,
+	if (stats_create(conf->stats_file, sizeof(children) / sizeof(children[0])) < 0)
+		log_msg(LOG_LVL_WARN, NULL, "stats_file %s: %s (no counters)", conf->stats_file,
 		    strerror(errno));
+	return 0;
+}
 
-	/* Signals are blocked except inside ppoll(), so none is lost. */
+/* Signals are blocked except inside ppoll() (supervise), so none is lost. */
+static void
+master_signals(void)
+{
+	struct sigaction sa;
+	sigset_t block;
+
 	sigemptyset(&block);
 	sigaddset(&block, SIGTERM);
 	sigaddset(&block, SIGINT);
@@ -356,7 +379,6 @@ main(int argc, char *argv[])
 	sigaddset(&block, SIGCHLD);
 	sigaddset(&block, SIGUSR1);
 	sigprocmask(SIG_BLOCK, &block, NULL);
-	sigemptyset(&none);
 	memset(&sa, 0, sizeof(sa));
 	sa.sa_handler = master_on_signal;
 	sigemptyset(&sa.sa_mask);
@@ -367,13 +389,63 @@ main(int argc, char *argv[])
 	sigaction(SIGUSR1, &sa, NULL);
 	sa.sa_handler = SIG_IGN;
 	sigaction(SIGPIPE, &sa, NULL);
+}
 
-	log_msg(LOG_LVL_INFO, NULL, "xborder-fcgi %s listening on %s with %u workers",
-	    PACKAGE_VERSION, from_systemd ? "systemd socket" : conf.listen, conf.workers);
-	while (current_children() < conf.workers && spawn(&conf) == 0)
+/* Forks workers of the current generation until there are conf->workers. */
+static void
+spawn_missing(const struct conf *conf)
+{
+	while (current_children() < conf->workers && spawn(conf) == 0)
 		;
-	notify("READY=1");
+}
 
+/*
+ * SIGHUP: re-reads the configuration (a bad one is refused and the old one
+ * kept) and rolls the workers: new ones start now, old ones finish their
+ * request and leave.
+ */
+static void
+reload(struct conf *conf, const char *path)
+{
+	struct conf fresh;
+	char err[1024];
+
+	notify("RELOADING=1");
+	if (conf_load(&fresh, path, err, sizeof(err)) < 0) {
+		log_msg(LOG_LVL_ERROR, NULL, "reload refused: %s", err);
+		conf_free(&fresh);
+	} else {
+		if (strcmp(fresh.listen, conf->listen) != 0 ||
+		    strcmp(fresh.stats_file, conf->stats_file) != 0)
+			log_msg(LOG_LVL_WARN, NULL, "listen and stats_file"
+			    " changes take effect at the next start");
+		conf_free(conf);
+		*conf = fresh;
+		log_set_level(conf->log_level);
+		if (log_open("xborder-fcgi", conf->log_file) < 0)
+			log_msg(LOG_LVL_ERROR, NULL, "log_file %s: %s (logging to stderr)",
+			    conf->log_file, strerror(errno));
+		generation++;
+		log_msg(LOG_LVL_INFO, NULL, "reloading: rolling the workers");
+	}
+	/* New workers start now; old ones finish and leave. */
+	spawn_missing(conf);
+	signal_children(SIGTERM, 1);
+	notify("READY=1");
+}
+
+/*
+ * The master's loop: wakes on a signal or every 200 ms, reaps and respawns
+ * workers, reloads on SIGHUP, and on SIGTERM/SIGINT waits for the workers
+ * to finish (killing them after STOP_TIMEOUT_MS).  Returns when none is left.
+ */
+static void
+supervise(struct conf *conf, const char *path)
+{
+	int64_t backoff = 0, next_spawn = 0, stop_deadline = 0;
+	sigset_t none;
+
+	sigemptyset(&none);
 	for (;;) {
 		struct timespec ts = { 0, 200 * 1000 * 1000 };
 		int64_t now;
@@ -409,37 +481,39 @@ main(int argc, char *argv[])
 			continue;
 		}
 		if (got_hup) {
-			struct conf fresh;
-
 			got_hup = 0;
-			notify("RELOADING=1");
-			if (conf_load(&fresh, path, err, sizeof(err)) < 0) {
-				log_msg(LOG_LVL_ERROR, NULL, "reload refused: %s", err);
-				conf_free(&fresh);
-			} else {
-				if (strcmp(fresh.listen, conf.listen) != 0 ||
-				    strcmp(fresh.stats_file, conf.stats_file) != 0)
-					log_msg(LOG_LVL_WARN, NULL, "listen and stats_file"
-					    " changes take effect at the next start");
-				conf_free(&conf);
-				conf = fresh;
-				log_set_level(conf.log_level);
-				if (log_open("xborder-fcgi", conf.log_file) < 0)
-					log_msg(LOG_LVL_ERROR, NULL, "log_file %s: %s (logging to stderr)",
-					    conf.log_file, strerror(errno));
-				generation++;
-				log_msg(LOG_LVL_INFO, NULL, "reloading: rolling the workers");
-			}
-			/* New workers start now; old ones finish and leave. */
-			while (current_children() < conf.workers && spawn(&conf) == 0)
-				;
-			signal_children(SIGTERM, 1);
-			notify("READY=1");
+			reload(conf, path);
 		}
 		if (now >= next_spawn)
-			while (current_children() < conf.workers && spawn(&conf) == 0)
-				;
+			spawn_missing(conf);
 	}
+}
+
+int
+main(int argc, char *argv[])
+{
+	struct conf conf;
+	const char *path;
+	int test_only, from_systemd;
+
+	path = parse_options(argc, argv, &test_only);
+	if (load_conf(&conf, path) < 0)
+		return 1;
+	if (test_only) {
+		printf("%s: configuration ok\n", path);
+		conf_free(&conf);
+		return 0;
+	}
+	if (open_resources(&conf, &from_systemd) < 0)
+		return 1;
+	master_signals();
+
+	log_msg(LOG_LVL_INFO, NULL, "xborder-fcgi %s listening on %s with %u workers",
+	    PACKAGE_VERSION, from_systemd ? "systemd socket" : conf.listen, conf.workers);
+	spawn_missing(&conf);
+	notify("READY=1");
+	supervise(&conf, path);
+
 	if (!from_systemd && strncmp(conf.listen, "unix:", 5) == 0)
 		unlink(conf.listen + 5);
 	log_msg(LOG_LVL_INFO, NULL, "stopped");

@@ -101,19 +101,11 @@ usage(void)
 	exit(2);
 }
 
-int
-main(int argc, char *argv[])
+/* -c config, the only option; the configuration's path. */
+static const char *
+parse_options(int argc, char *argv[])
 {
-	struct conf conf;
-	struct sigaction sa;
 	const char *path = NULL;
-	char err[1024];
-	int64_t last_purge = 0, last_sweep = 0, backoff = IDLE_SLEEP_MS, t0;
-	uint64_t done = 0, statements, db_us;
-	struct deliveries *hooks;
-	struct job_handler handler;
-	struct job jobs[JOB_BATCH];
-	struct db *db;
 	int ch;
 
 	while ((ch = getopt(argc, argv, "c:")) != -1) {
@@ -124,15 +116,33 @@ main(int argc, char *argv[])
 	}
 	if (path == NULL || optind != argc)
 		usage();
-	if (conf_load(&conf, path, err, sizeof(err)) < 0) {
+	return path;
+}
+
+/* Reads the configuration and opens the log; -1 after saying why on stderr. */
+static int
+load_conf(struct conf *conf, const char *path)
+{
+	char err[1024];
+
+	if (conf_load(conf, path, err, sizeof(err)) < 0) {
 		fprintf(stderr, "xborder-worker: %s\n", err);
-		return 1;
+		return -1;
 	}
-	log_set_level(conf.log_level);
-	if (log_open("xborder-worker", conf.log_file) < 0) {
-		fprintf(stderr, "xborder-worker: log_file %s: %s\n", conf.log_file, strerror(errno));
-		return 1;
+	log_set_level(conf->log_level);
+	if (log_open("xborder-worker", conf->log_file) < 0) {
+		fprintf(stderr, "xborder-worker: log_file %s: %s\n", conf->log_file, strerror(errno));
+		return -1;
 	}
+	return 0;
+}
+
+/* SIGTERM and SIGINT stop, SIGUSR1 reopens the log; SIGPIPE and SIGHUP do nothing. */
+static void
+set_signals(void)
+{
+	struct sigaction sa;
+
 	memset(&sa, 0, sizeof(sa));
 	sa.sa_handler = on_signal;
 	sigemptyset(&sa.sa_mask);
@@ -142,18 +152,83 @@ main(int argc, char *argv[])
 	sa.sa_handler = SIG_IGN;
 	sigaction(SIGPIPE, &sa, NULL);
 	sigaction(SIGHUP, &sa, NULL);
-	log_msg(LOG_LVL_INFO, NULL, "xborder-worker %s started", PACKAGE_VERSION);
-#ifdef HAVE_LIBSYSTEMD
-	sd_notify(0, "READY=1");
-#endif
-	/* Its own txn_counts rows, which no xborder-fcgi worker's batch waits on. */
-	db_set_count_shard(DB_COUNT_SHARDS - 1);
-	hooks = deliver_new(&conf);
-	settle_handler(&handler);
+}
+
+/*
+ * Claims and runs one batch of due jobs in one transaction and logs a line
+ * for each; returns how many ran, or a DB_ error (< 0).
+ */
+static int
+run_batch(struct db *db, const struct job_handler *handler)
+{
+	struct job jobs[JOB_BATCH];
+	char err[1024];
+	uint64_t statements, db_us;
+	int64_t t0;
+	int rc;
+
+	t0 = now_us();
+	db_tally_take(&statements, &db_us);	/* the batch's own from here */
+	rc = db_job_run(db, handler, jobs, JOB_BATCH, err, sizeof(err));
+	db_tally_take(&statements, &db_us);
+	for (int i = 0; i < rc; i++)
+		log_job(&jobs[i], err, t0, rc, statements);
+	return rc;
+}
+
+/* Expires the quotes past their time, at most every SWEEP_EVERY_MS. */
+static void
+sweep_quotes(struct db *db, int64_t *last_sweep)
+{
+	uint64_t n = 0;
+
+	if (now_ms() - *last_sweep <= SWEEP_EVERY_MS)
+		return;
+	/* Readers expire quotes too; this covers nobody looking. */
+	if (quotes_expire_due(db, NULL, &n) == DB_OK && n > 0)
+		log_msg(LOG_LVL_INFO, NULL, "expired %llu quotes", (unsigned long long)n);
+	*last_sweep = now_ms();
+}
+
+/*
+ * Purges expired idempotency keys, old jobs and webhook events and closed
+ * authentication failure counts, every PURGE_EVERY_MS, or PURGE_AGAIN_MS
+ * while a purge leaves rows.
+ */
+static void
+purge_old_rows(struct db *db, int64_t *last_purge)
+{
+	uint64_t n = 0;
+	int more = 0;
+
+	if (now_ms() - *last_purge <= PURGE_EVERY_MS)
+		return;
+	if (db_idem_purge(db, &n, &more) == DB_OK &&
+	    db_auth_failures_purge(db, &n) == DB_OK && n > 0)
+		log_msg(LOG_LVL_INFO, NULL, "purged %llu expired idempotency keys,"
+		    " old jobs, old webhook events and closed authentication"
+		    " failure counts%s", (unsigned long long)n,
+		    more ? " (more to purge)" : "");
+	/* Rows left: again in a second, not a minute. */
+	*last_purge = now_ms() - (more ? PURGE_EVERY_MS - PURGE_AGAIN_MS : 0);
+}
+
+/*
+ * The worker's loop until SIGTERM or SIGINT: webhook deliveries, then due
+ * jobs batch after batch; when none is due, the sweeps and a short wait.
+ * Returns how many jobs ran.
+ */
+static uint64_t
+run_jobs(const struct conf *conf, struct deliveries *hooks, const struct job_handler *handler)
+{
+	int64_t last_purge = 0, last_sweep = 0, backoff = IDLE_SLEEP_MS;
+	uint64_t done = 0;
+
 	while (!stop) {
+		struct db *db;
 		int rc;
 
-		db = db_handle(&conf);
+		db = db_handle(conf);
 		if (db == NULL) {
 			/* The database is away: wait, longer each time, up to 5 s. */
 			sleep_ms(backoff);
@@ -162,12 +237,7 @@ main(int argc, char *argv[])
 		}
 		backoff = IDLE_SLEEP_MS;
 		deliver_pump(hooks, db, 1);
-		t0 = now_us();
-		db_tally_take(&statements, &db_us);	/* the batch's own from here */
-		rc = db_job_run(db, &handler, jobs, JOB_BATCH, err, sizeof(err));
-		db_tally_take(&statements, &db_us);
-		for (int i = 0; i < rc; i++)
-			log_job(&jobs[i], err, t0, rc, statements);
+		rc = run_batch(db, handler);
 		if (rc < 0) {
 			log_msg(LOG_LVL_ERROR, NULL, "job loop: database failure %d", rc);
 			db_handle_reset();
@@ -178,35 +248,46 @@ main(int argc, char *argv[])
 			done += (uint64_t)rc;
 			continue;	/* more may be due: no sleep */
 		}
-		if (now_ms() - last_sweep > SWEEP_EVERY_MS) {
-			uint64_t n = 0;
-
-			/* Readers expire quotes too; this covers nobody looking. */
-			if (quotes_expire_due(db, NULL, &n) == DB_OK && n > 0)
-				log_msg(LOG_LVL_INFO, NULL, "expired %llu quotes",
-				    (unsigned long long)n);
-			last_sweep = now_ms();
-		}
-		if (now_ms() - last_purge > PURGE_EVERY_MS) {
-			uint64_t n = 0;
-			int more = 0;
-
-			if (db_idem_purge(db, &n, &more) == DB_OK &&
-			    db_auth_failures_purge(db, &n) == DB_OK && n > 0)
-				log_msg(LOG_LVL_INFO, NULL, "purged %llu expired idempotency keys,"
-				    " old jobs, old webhook events and closed authentication"
-				    " failure counts%s", (unsigned long long)n,
-				    more ? " (more to purge)" : "");
-			/* Rows left: again in a second, not a minute. */
-			last_purge = now_ms() - (more ? PURGE_EVERY_MS - PURGE_AGAIN_MS : 0);
-		}
+		sweep_quotes(db, &last_sweep);
+		purge_old_rows(db, &last_purge);
 		deliver_wait(hooks, IDLE_SLEEP_MS);
 	}
-	/* The deliveries in flight end within their timeout: record them. */
-	t0 = now_ms();
-	while (now_ms() - t0 < WH_TIMEOUT_MS + 1000 && (db = db_handle(&conf)) != NULL &&
+	return done;
+}
+
+/* The deliveries in flight end within their timeout: record them. */
+static void
+finish_deliveries(const struct conf *conf, struct deliveries *hooks)
+{
+	int64_t t0 = now_ms();
+	struct db *db;
+
+	while (now_ms() - t0 < WH_TIMEOUT_MS + 1000 && (db = db_handle(conf)) != NULL &&
 	    deliver_pump(hooks, db, 0) > 0)
 		deliver_wait(hooks, 100);
+}
+
+int
+main(int argc, char *argv[])
+{
+	struct conf conf;
+	struct deliveries *hooks;
+	struct job_handler handler;
+	uint64_t done;
+
+	if (load_conf(&conf, parse_options(argc, argv)) < 0)
+		return 1;
+	set_signals();
+	log_msg(LOG_LVL_INFO, NULL, "xborder-worker %s started", PACKAGE_VERSION);
+#ifdef HAVE_LIBSYSTEMD
+	sd_notify(0, "READY=1");
+#endif
+	/* Its own txn_counts rows, which no xborder-fcgi worker's batch waits on. */
+	db_set_count_shard(DB_COUNT_SHARDS - 1);
+	hooks = deliver_new(&conf);
+	settle_handler(&handler);
+	done = run_jobs(&conf, hooks, &handler);
+	finish_deliveries(&conf, hooks);
 	deliver_free(hooks);
 #ifdef HAVE_LIBSYSTEMD
 	sd_notify(0, "STOPPING=1");
