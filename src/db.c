@@ -1006,3 +1006,17 @@ db_ping(struct db *db)
 	db_rows_free(&r);
 	return rc;
 }
+
+int
+db_explain(struct db *db, const char *sql, const struct db_val *a, size_t n,
+    struct db_rows *out)
+{
+	size_t len = strlen(sql) + sizeof("EXPLAIN ");
+	char *text = xmalloc(len);
+	int rc;
+
+	snprintf(text, len, "EXPLAIN %s", sql);
+	rc = db_query_once(db, text, a, n, out);
+	free(text);
+	return rc;
+}

@@ -14,6 +14,7 @@
 #include "xborder/db.h"
 #include "xborder/db_tokens.h"
 #include "xborder/db_transactions.h"
+#include "xborder/db_txn_lists.h"
 #include "xborder/handlers.h"
 #include "xborder/http.h"
 #include "xborder/ids.h"

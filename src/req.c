@@ -15,6 +15,7 @@
 #include "xborder/auth.h"
 #include "xborder/conf.h"
 #include "xborder/db.h"
+#include "xborder/db_idem.h"
 #include "xborder/db_transactions.h"
 #include "xborder/fault.h"
 #include "xborder/handlers.h"

@@ -15,6 +15,7 @@
 #include "xborder/db.h"
 #include "xborder/db_accounts.h"
 #include "xborder/db_customers.h"
+#include "xborder/db_jobs.h"
 #include "xborder/db_review.h"
 #include "xborder/db_transactions.h"
 #include "xborder/review_ops.h"

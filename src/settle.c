@@ -32,6 +32,7 @@
 
 #include "xborder/db.h"
 #include "xborder/db_customers.h"
+#include "xborder/db_jobs.h"
 #include "xborder/db_quotes.h"
 #include "xborder/db_transactions.h"
 #include "xborder/ids.h"

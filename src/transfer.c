@@ -13,6 +13,7 @@
 
 #include "xborder/db.h"
 #include "xborder/db_customers.h"
+#include "xborder/db_jobs.h"
 #include "xborder/db_ledger.h"
 #include "xborder/db_transactions.h"
 #include "xborder/ids.h"

@@ -222,4 +222,11 @@ const char *db_rc_name(int rc);
 /* Text of the last error of this connection (for logs). */
 const char *db_error(struct db *db);
 
+/*
+ * EXPLAIN of sql with its values a[0..n-1], its rows into out (caller
+ * frees): for xborderctl explain-lists.
+ */
+int db_explain(struct db *db, const char *sql, const struct db_val *a, size_t n,
+    struct db_rows *out);
+
 #endif

@@ -28,6 +28,7 @@
 #include "xborder/db.h"
 #include "xborder/db_ledger.h"
 #include "xborder/db_platforms.h"
+#include "xborder/db_txn_lists.h"
 #include "xborder/ids.h"
 #include "xborder/db_review.h"
 #include "xborder/db_tokens.h"

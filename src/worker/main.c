@@ -24,6 +24,8 @@
 
 #include "xborder/conf.h"
 #include "xborder/db.h"
+#include "xborder/db_idem.h"
+#include "xborder/db_jobs.h"
 #include "xborder/db_quotes.h"
 #include "xborder/db_tokens.h"
 #include "xborder/db_transactions.h"

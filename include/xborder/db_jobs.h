@@ -1,0 +1,59 @@
+/*
+ * db_jobs.h: the background jobs xborder-worker runs (db_jobs.c): queued
+ * in the transaction of the change that needs them, claimed in batches
+ * with SKIP LOCKED, done in one commit per batch.
+ */
+#ifndef XBORDER_DB_JOBS_H
+#define XBORDER_DB_JOBS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "xborder/txn.h"
+
+struct db;
+
+/* The most jobs one batch claims (db_job_run clamps max to it). */
+#define JOB_BATCH_MAX TXN_BATCH_MAX
+
+struct job {
+	int64_t	 id;
+	char	 kind[33];
+	char	 ref_id[37];
+	char	 platform_id[37];
+	int64_t	 attempts;
+};
+
+/*
+ * What a batch of jobs does.  begin (may be NULL) runs first, in the
+ * batch's transaction, with all n claimed jobs: it does what it can for
+ * several jobs at once and sets ran[i] for each job it has done.  run
+ * then runs each other job, and end (may be NULL) runs last, before the
+ * jobs are marked done.  Each returns DB_OK or a failure, which rolls the
+ * batch back; the batch may run again, so begin starts afresh.
+ */
+struct job_handler {
+	int	(*begin)(struct db *, const struct job *, size_t, unsigned char *, void *);
+	int	(*run)(struct db *, const struct job *, void *);
+	int	(*end)(struct db *, void *);
+	void	*arg;
+};
+
+/*
+ * Runs due jobs, up to max of them in one transaction (one commit for
+ * all): claims them (oldest first, FOR UPDATE SKIP LOCKED), runs them with
+ * h and marks them done.  When one fails the batch rolls back and the
+ * jobs before it run again as a batch (or the oldest alone, when it was
+ * the first or begin or end failed); if it fails alone it is rescheduled
+ * with backoff in a second transaction and err says why (else err is
+ * empty).  Returns how many jobs ran (ran[0..n-1], as claimed; 0: none
+ * was due), or < 0 on a database failure.
+ */
+int db_job_run(struct db *db, const struct job_handler *h, struct job *ran, size_t max,
+    char *err, size_t errlen);
+
+/* Queues a job to run after delay_ms (inside the caller's transaction). */
+int db_job_add(struct db *db, const char *kind, const char *ref_id, const char *platform,
+    int64_t delay_ms);
+
+#endif

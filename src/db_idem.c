@@ -1,0 +1,197 @@
+/*
+ * db_idem.c: SQL of idempotency records (decisions.md section 3): a claim
+ * taken before a write runs, its answer kept for replay, a claim dropped
+ * when nothing was committed; and the purge of old records, done jobs and
+ * delivered webhook events in bounded statements.
+ */
+#include "config.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "xborder/db.h"
+#include "xborder/db_idem.h"
+#include "xborder/ids.h"
+#include "xborder/util.h"
+
+/*
+ * The purge deletes at most PURGE_ROWS rows a statement (each its own
+ * short transaction), and repeats a statement that deleted as many up to
+ * PURGE_STATEMENTS times a call: 20,000 rows of a table a minute at least,
+ * more when the worker calls again at once (*more).
+ */
+#define PURGE_ROWS 1000
+#define PURGE_LIMIT " LIMIT 1000"	/* PURGE_ROWS */
+#define PURGE_STATEMENTS 20
+
+static int
+purge(struct db *db, const char *sql, const struct db_val *a, size_t na, uint64_t *n,
+    int *more)
+{
+	for (int i = 0; i < PURGE_STATEMENTS; i++) {
+		uint64_t k = 0;
+		int rc;
+
+		if ((rc = db_exec(db, sql, a, na, &k)) != DB_OK)
+			return rc;
+		*n += k;
+		if (k < PURGE_ROWS)
+			return DB_OK;
+	}
+	*more = 1;
+	return DB_OK;
+}
+
+int
+db_idem_purge(struct db *db, uint64_t *n, int *more)
+{
+	static const char keys[] =
+	    "DELETE FROM idempotency_keys WHERE expires_at < UTC_TIMESTAMP(3)" PURGE_LIMIT;
+	static const char jobs[] =
+	    "DELETE FROM jobs WHERE done_at < UTC_TIMESTAMP(3) - INTERVAL 1 DAY" PURGE_LIMIT;
+	static const char platforms[] = "SELECT id FROM platforms";
+	/*
+	 * The delivery log keeps 30 days of finished events.  Platform by
+	 * platform, so that each statement walks (platform_id, created_at) of
+	 * ix_webhook_events_list to the old rows only: without the platform,
+	 * MariaDB read every finished event of every platform a minute.
+	 */
+	static const char events[] =
+	    "DELETE FROM webhook_events WHERE platform_id = ?"
+	    " AND created_at < UTC_TIMESTAMP(3) - INTERVAL 30 DAY AND status <> 'PENDING'"
+	    " ORDER BY created_at" PURGE_LIMIT;
+	struct db_rows r;
+	int rc;
+
+	*n = 0;
+	*more = 0;
+	if ((rc = purge(db, keys, NULL, 0, n, more)) != DB_OK ||
+	    (rc = purge(db, jobs, NULL, 0, n, more)) != DB_OK ||
+	    (rc = db_query(db, platforms, NULL, 0, &r)) != DB_OK)
+		return rc;
+	for (size_t i = 0; i < r.nrows && rc == DB_OK; i++) {
+		struct db_val a[] = { DBS(db_cell(&r, i, 0)) };
+
+		rc = purge(db, events, a, NARGS(a), n, more);
+	}
+	db_rows_free(&r);
+	return rc;
+}
+
+int
+db_idem_begin(struct db *db, const char *platform, const char *key, const char *hash,
+    int64_t lease_s, char claim[37], enum idem_state *state, int *status, char **body)
+{
+	static const char ins[] =
+	    "INSERT INTO idempotency_keys (platform_id, idem_key, request_hash, state,"
+	    " claim_id, lease_until, created_at, expires_at)"
+	    " VALUES (?, ?, ?, 'RUNNING', ?, UTC_TIMESTAMP(3) + INTERVAL ? SECOND,"
+	    " UTC_TIMESTAMP(3), UTC_TIMESTAMP(3) + INTERVAL 24 HOUR)";
+	static const char get[] =
+	    "SELECT request_hash, state, response_status, response_body,"
+	    " expires_at < UTC_TIMESTAMP(3), claim_id,"
+	    " IFNULL(lease_until < UTC_TIMESTAMP(3), 1) FROM idempotency_keys"
+	    " WHERE platform_id = ? AND idem_key = ?";
+	static const char drop[] =
+	    "DELETE FROM idempotency_keys WHERE platform_id = ? AND idem_key = ?"
+	    " AND expires_at < UTC_TIMESTAMP(3)";
+	/* Takes over a claim whose lease passed: its worker died, or gave up. */
+	static const char take[] =
+	    "SET STATEMENT innodb_lock_wait_timeout = 1 FOR"
+	    " UPDATE idempotency_keys SET claim_id = ?,"
+	    " lease_until = UTC_TIMESTAMP(3) + INTERVAL ? SECOND"
+	    " WHERE platform_id = ? AND idem_key = ? AND state = 'RUNNING'"
+	    " AND claim_id <=> ? AND IFNULL(lease_until < UTC_TIMESTAMP(3), 1)";
+	struct db_val a[] = { DBS(platform), DBS(key), DBS(hash),
+	    { DBV_STR, claim, UUID_LEN, 0 }, DBI(lease_s) };
+	struct db_rows r;
+	uint64_t n;
+	int rc;
+
+	*body = NULL;
+	ids_uuid4(claim);	/* a[3] points at it */
+	for (int attempt = 0; attempt < 4; attempt++) {
+		rc = db_exec(db, ins, a, NARGS(a), NULL);
+		if (rc == DB_OK) {
+			*state = IDEM_NEW;
+			return DB_OK;
+		}
+		/*
+		 * On Galera the same key inserted on two nodes at once is a
+		 * certification conflict (1213), not a duplicate: the loser
+		 * looks again and finds the winner's row.
+		 */
+		if (rc == DB_RETRY)
+			continue;
+		if (rc != DB_DUPLICATE)
+			return rc;
+		if ((rc = db_query(db, get, a, 2, &r)) != DB_OK)
+			return rc;
+		if (r.nrows == 0) {	/* forgotten meanwhile: try again */
+			db_rows_free(&r);
+			continue;
+		}
+		if (db_cell_i64(&r, 0, 4)) {	/* expired: the key is free again */
+			db_rows_free(&r);
+			if ((rc = db_exec(db, drop, a, 2, NULL)) != DB_OK)
+				return rc;
+			continue;
+		}
+		if (strcmp(db_cell(&r, 0, 0), hash) != 0)
+			*state = IDEM_REUSED;
+		else if (strcmp(db_cell(&r, 0, 1), "RUNNING") == 0) {
+			*state = IDEM_IN_USE;
+			if (db_cell_i64(&r, 0, 6)) {
+				struct db_val t[] = { DBS(claim), DBI(lease_s),
+				    DBS(platform), DBS(key), DBSN(db_cell(&r, 0, 5)) };
+
+				/* A claim held under a row lock stays IN_USE. */
+				rc = db_exec(db, take, t, NARGS(t), &n);
+				if (rc != DB_OK && rc != DB_RETRY) {
+					db_rows_free(&r);
+					return rc;
+				}
+				if (rc == DB_OK && n == 1) {
+					log_msg(LOG_LVL_WARN, NULL, "idempotency key claim"
+					    " taken over after its lease passed");
+					*state = IDEM_NEW;
+				}
+			}
+		} else {
+			*state = IDEM_REPLAY;
+			*status = (int)db_cell_i64(&r, 0, 2);
+			*body = xstrdup(db_cell(&r, 0, 3) ? db_cell(&r, 0, 3) : "{}");
+		}
+		db_rows_free(&r);
+		return DB_OK;
+	}
+	return DB_ERR;
+}
+
+int
+db_idem_finish(struct db *db, const char *platform, const char *key, const char *claim,
+    int status, const char *body)
+{
+	static const char sql[] =
+	    "UPDATE idempotency_keys SET state = 'DONE', response_status = ?,"
+	    " response_body = ?, claim_id = NULL, lease_until = NULL"
+	    " WHERE platform_id = ? AND idem_key = ? AND claim_id = ?";
+	struct db_val a[] = { DBI(status), DBS(body), DBS(platform), DBS(key), DBS(claim) };
+	uint64_t n = 0;
+	int rc;
+
+	if ((rc = db_exec(db, sql, a, NARGS(a), &n)) != DB_OK)
+		return rc;
+	return n == 1 ? DB_OK : DB_CONFLICT;
+}
+
+int
+db_idem_forget(struct db *db, const char *platform, const char *key, const char *claim)
+{
+	static const char sql[] =
+	    "DELETE FROM idempotency_keys WHERE platform_id = ? AND idem_key = ?"
+	    " AND claim_id = ? AND state = 'RUNNING'";
+	struct db_val a[] = { DBS(platform), DBS(key), DBS(claim) };
+
+	return db_exec(db, sql, a, NARGS(a), NULL);
+}
