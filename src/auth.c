@@ -267,6 +267,62 @@ client_addr(const struct req *req, char buf[65])
 	return buf;
 }
 
+/*
+ * The full check of a secret this worker has not proven for token id:
+ * counted as a failure before the verification, in one statement, so that
+ * however many workers check this clientId at once, no more than
+ * AUTH_MAX_FAILURES argon2 runs happen within the window for one address;
+ * a good secret takes the count back and is remembered (cache_put).  0,
+ * or -1 once answered (401, 429, 5xx).  ta is freed on -1.
+ */
+static int
+verify_or_reply(struct req *req, struct db *db, const char *id, const char *secret,
+    const char *addr, struct token_auth *ta)
+{
+	int rc, ok, charged;
+
+	if ((rc = db_token_auth_charge(db, id, addr, AUTH_MAX_FAILURES, &charged)) != DB_OK) {
+		req_db_fail(req, rc);
+		goto fail;
+	}
+	if (!charged) {
+		throttled(req, AUTH_FAILURE_WINDOW);
+		goto fail;
+	}
+	if (ta->revoked) {
+		burn_like_verify(req->conf, secret);
+		ok = 0;
+	} else {
+		stats_add(STAT_ARGON2, 1);
+		ok = argon2id_verify(ta->secret_hash, secret, strlen(secret)) == ARGON2_OK;
+	}
+	if (!ok) {
+		log_auth_failed(req, id);
+		unauthorized(req);
+		goto fail;
+	}
+	if ((rc = db_token_auth_refund(db, id, addr)) != DB_OK) {
+		req_db_fail(req, rc);
+		goto fail;
+	}
+	cache_put(id, secret, ta->secret_hash, ta->platform_id);
+	return 0;
+fail:
+	token_auth_free(ta);
+	return -1;
+}
+
+/* The caller is token id of ta: what the rest of the request knows of it. */
+static void
+authenticated(struct req *req, const char *id, const struct token_auth *ta)
+{
+	memcpy(req->token_id, id, sizeof(req->token_id));
+	memcpy(req->platform_id, ta->platform_id, sizeof(req->platform_id));
+	req->can_view = ta->view;
+	req->can_manage = ta->manage;
+	req->config_version = ta->config_version;
+}
+
 int
 auth_or_reply(struct req *req)
 {
@@ -274,7 +330,7 @@ auth_or_reply(struct req *req)
 	const char *addr = client_addr(req, addrbuf);
 	struct token_auth ta;
 	struct db *db;
-	int rc, ok, charged, proven;
+	int rc, proven;
 
 	if (auth_parse_basic(req->authorization, id, secret, sizeof(secret)) < 0)
 		return unauthorized(req);
@@ -306,51 +362,11 @@ auth_or_reply(struct req *req)
 		token_auth_free(&ta);
 		goto fail;
 	}
-	if (proven) {
+	if (proven)
 		stats_add(STAT_AUTH_CACHE_HITS, 1);
-		goto cached;
-	}
-	/*
-	 * Counted as a failure before the verification, in one statement:
-	 * however many workers check this clientId at once, no more than
-	 * AUTH_MAX_FAILURES argon2 runs happen within the window for one
-	 * address.
-	 */
-	if ((rc = db_token_auth_charge(db, id, addr, AUTH_MAX_FAILURES, &charged)) != DB_OK) {
-		token_auth_free(&ta);
-		req_db_fail(req, rc);
+	else if (verify_or_reply(req, db, id, secret, addr, &ta) < 0)
 		goto fail;
-	}
-	if (!charged) {
-		throttled(req, AUTH_FAILURE_WINDOW);
-		token_auth_free(&ta);
-		goto fail;
-	}
-	if (ta.revoked) {
-		burn_like_verify(req->conf, secret);
-		ok = 0;
-	} else {
-		stats_add(STAT_ARGON2, 1);
-		ok = argon2id_verify(ta.secret_hash, secret, strlen(secret)) == ARGON2_OK;
-	}
-	if (!ok) {
-		log_auth_failed(req, id);
-		token_auth_free(&ta);
-		unauthorized(req);
-		goto fail;
-	}
-	if ((rc = db_token_auth_refund(db, id, addr)) != DB_OK) {
-		token_auth_free(&ta);
-		req_db_fail(req, rc);
-		goto fail;
-	}
-	cache_put(id, secret, ta.secret_hash, ta.platform_id);
-cached:
-	memcpy(req->token_id, id, sizeof(req->token_id));
-	memcpy(req->platform_id, ta.platform_id, sizeof(req->platform_id));
-	req->can_view = ta.view;
-	req->can_manage = ta.manage;
-	req->config_version = ta.config_version;
+	authenticated(req, id, &ta);
 	token_auth_free(&ta);
 	OPENSSL_cleanse(secret, sizeof(secret));
 	return 0;

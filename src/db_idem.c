@@ -12,6 +12,7 @@
 #include "xborder/db.h"
 #include "xborder/db_idem.h"
 #include "xborder/ids.h"
+#include "xborder/log.h"
 #include "xborder/util.h"
 
 /*
@@ -78,6 +79,68 @@ db_idem_purge(struct db *db, uint64_t *n, int *more)
 	return rc;
 }
 
+/* The key of a request being made: platform, key, hash, claim and lease. */
+struct idem_key {
+	const char	*platform, *key, *hash, *claim;
+	int64_t		 lease_s;
+};
+
+/*
+ * Takes over the claim of k's RUNNING row, held as old_claim, when its
+ * lease has passed: its worker died, or gave up.  *state becomes IDEM_NEW
+ * when it did; a claim held under a row lock stays IN_USE.
+ */
+static int
+take_over(struct db *db, const struct idem_key *k, const char *old_claim,
+    enum idem_state *state)
+{
+	static const char take[] =
+	    "SET STATEMENT innodb_lock_wait_timeout = 1 FOR"
+	    " UPDATE idempotency_keys SET claim_id = ?,"
+	    " lease_until = UTC_TIMESTAMP(3) + INTERVAL ? SECOND"
+	    " WHERE platform_id = ? AND idem_key = ? AND state = 'RUNNING'"
+	    " AND claim_id <=> ? AND IFNULL(lease_until < UTC_TIMESTAMP(3), 1)";
+	struct db_val t[] = { DBS(k->claim), DBI(k->lease_s), DBS(k->platform), DBS(k->key),
+	    DBSN(old_claim) };
+	uint64_t n;
+	int rc;
+
+	rc = db_exec(db, take, t, NARGS(t), &n);
+	if (rc != DB_OK && rc != DB_RETRY)
+		return rc;
+	if (rc == DB_OK && n == 1) {
+		log_msg(LOG_LVL_WARN, NULL, "idempotency key claim taken over after its lease"
+		    " passed");
+		*state = IDEM_NEW;
+	}
+	return DB_OK;
+}
+
+/*
+ * What k's existing row r (request_hash, state, response_status,
+ * response_body, expired, claim_id, lease passed) says of the request:
+ * another request's (IDEM_REUSED), one running (IDEM_IN_USE, or IDEM_NEW
+ * when its lease passed and this one took it over) or one done (IDEM_REPLAY
+ * with its answer).
+ */
+static int
+existing(struct db *db, const struct idem_key *k, const struct db_rows *r,
+    enum idem_state *state, int *status, char **body)
+{
+	if (strcmp(db_cell(r, 0, 0), k->hash) != 0)
+		*state = IDEM_REUSED;
+	else if (strcmp(db_cell(r, 0, 1), "RUNNING") == 0) {
+		*state = IDEM_IN_USE;
+		if (db_cell_i64(r, 0, 6))
+			return take_over(db, k, db_cell(r, 0, 5), state);
+	} else {
+		*state = IDEM_REPLAY;
+		*status = (int)db_cell_i64(r, 0, 2);
+		*body = xstrdup(db_cell(r, 0, 3) ? db_cell(r, 0, 3) : "{}");
+	}
+	return DB_OK;
+}
+
 int
 db_idem_begin(struct db *db, const char *platform, const char *key, const char *hash,
     int64_t lease_s, char claim[37], enum idem_state *state, int *status, char **body)
@@ -95,17 +158,10 @@ db_idem_begin(struct db *db, const char *platform, const char *key, const char *
 	static const char drop[] =
 	    "DELETE FROM idempotency_keys WHERE platform_id = ? AND idem_key = ?"
 	    " AND expires_at < UTC_TIMESTAMP(3)";
-	/* Takes over a claim whose lease passed: its worker died, or gave up. */
-	static const char take[] =
-	    "SET STATEMENT innodb_lock_wait_timeout = 1 FOR"
-	    " UPDATE idempotency_keys SET claim_id = ?,"
-	    " lease_until = UTC_TIMESTAMP(3) + INTERVAL ? SECOND"
-	    " WHERE platform_id = ? AND idem_key = ? AND state = 'RUNNING'"
-	    " AND claim_id <=> ? AND IFNULL(lease_until < UTC_TIMESTAMP(3), 1)";
+	struct idem_key k = { platform, key, hash, claim, lease_s };
 	struct db_val a[] = { DBS(platform), DBS(key), DBS(hash),
 	    { DBV_STR, claim, UUID_LEN, 0 }, DBI(lease_s) };
 	struct db_rows r;
-	uint64_t n;
 	int rc;
 
 	*body = NULL;
@@ -123,9 +179,7 @@ db_idem_begin(struct db *db, const char *platform, const char *key, const char *
 		 */
 		if (rc == DB_RETRY)
 			continue;
-		if (rc != DB_DUPLICATE)
-			return rc;
-		if ((rc = db_query(db, get, a, 2, &r)) != DB_OK)
+		if (rc != DB_DUPLICATE || (rc = db_query(db, get, a, 2, &r)) != DB_OK)
 			return rc;
 		if (r.nrows == 0) {	/* forgotten meanwhile: try again */
 			db_rows_free(&r);
@@ -137,33 +191,9 @@ db_idem_begin(struct db *db, const char *platform, const char *key, const char *
 				return rc;
 			continue;
 		}
-		if (strcmp(db_cell(&r, 0, 0), hash) != 0)
-			*state = IDEM_REUSED;
-		else if (strcmp(db_cell(&r, 0, 1), "RUNNING") == 0) {
-			*state = IDEM_IN_USE;
-			if (db_cell_i64(&r, 0, 6)) {
-				struct db_val t[] = { DBS(claim), DBI(lease_s),
-				    DBS(platform), DBS(key), DBSN(db_cell(&r, 0, 5)) };
-
-				/* A claim held under a row lock stays IN_USE. */
-				rc = db_exec(db, take, t, NARGS(t), &n);
-				if (rc != DB_OK && rc != DB_RETRY) {
-					db_rows_free(&r);
-					return rc;
-				}
-				if (rc == DB_OK && n == 1) {
-					log_msg(LOG_LVL_WARN, NULL, "idempotency key claim"
-					    " taken over after its lease passed");
-					*state = IDEM_NEW;
-				}
-			}
-		} else {
-			*state = IDEM_REPLAY;
-			*status = (int)db_cell_i64(&r, 0, 2);
-			*body = xstrdup(db_cell(&r, 0, 3) ? db_cell(&r, 0, 3) : "{}");
-		}
+		rc = existing(db, &k, &r, state, status, body);
 		db_rows_free(&r);
-		return DB_OK;
+		return rc;
 	}
 	return DB_ERR;
 }

@@ -336,16 +336,43 @@ db_txn_list(struct db *db, const char *platform, const struct txn_filter *f,
 	return DB_OK;
 }
 
+/* The columns of a page read with the token, after the token's own. */
+enum {
+	PAGE_X = TOKEN_AUTH_NCOLS, PAGE_TOTAL = PAGE_X + TXN_NCOLS, PAGE_DUE = PAGE_TOTAL + 1,
+	PAGE_VERSION = PAGE_DUE + 1, PAGE_EXPIRES = PAGE_DUE + 2
+};
+
+/*
+ * Takes the page of rows r, read with the token, into p, usable: its
+ * transactions newest first and its total; for the first page (first),
+ * also the version of the platform's transactions and the earliest expiry
+ * of a quote open on it, which say how long it stays the answer.
+ */
+static void
+page_take(const struct db_rows *r, int first, struct txn_list_prefetch *p)
+{
+	p->list = xcalloc(r->nrows, sizeof(*p->list));
+	for (size_t i = 0; i < r->nrows; i++)
+		if (db_cell(r, i, PAGE_X) != NULL)
+			db_txn_from_cols(r, i, PAGE_X, &p->list[p->n++]);
+	p->total = db_cell_i64(r, 0, PAGE_TOTAL);
+	qsort(p->list, p->n, sizeof(*p->list), newest_first);
+	p->usable = 1;
+	p->version = first ? db_cell_i64(r, 0, PAGE_VERSION) : -1;
+	for (size_t i = 0; first && i < r->nrows; i++) {
+		const char *e = db_cell(r, i, PAGE_EXPIRES);
+
+		if (e != NULL && (p->expires[0] == '\0' || strcmp(e, p->expires) < 0))
+			str_copy(p->expires, sizeof(p->expires), e);
+	}
+}
+
 int
 db_token_auth_get_list(struct db *db, const char *token_id, const char *addr,
     const char *platform,
     const struct txn_filter *f, int64_t limit, int64_t offset, struct token_auth *ta,
     struct txn_list_prefetch *p)
 {
-	enum {
-		X = TOKEN_AUTH_NCOLS, TOTAL = X + TXN_NCOLS, DUE = TOTAL + 1,
-		PAGE_VERSION = DUE + 1, PAGE_EXPIRES = DUE + 2
-	};
 	unsigned mask = filter_mask(f);
 	int first = 0;
 	struct db_val v[21];
@@ -387,24 +414,9 @@ db_token_auth_get_list(struct db *db, const char *token_id, const char *addr,
 	p->limit = limit;
 	p->offset = offset;
 	/* An empty page, or quotes to expire first: the handler reads it. */
-	if (strcmp(ta->platform_id, platform) == 0 && db_cell(&r, 0, X) != NULL &&
-	    !any_due(&r, DUE)) {
-		p->list = xcalloc(r.nrows, sizeof(*p->list));
-		for (size_t i = 0; i < r.nrows; i++)
-			if (db_cell(&r, i, X) != NULL)
-				db_txn_from_cols(&r, i, X, &p->list[p->n++]);
-		p->total = db_cell_i64(&r, 0, TOTAL);
-		qsort(p->list, p->n, sizeof(*p->list), newest_first);
-		p->usable = 1;
-		/* The first page's statement also says how long it stays the answer. */
-		p->version = first ? db_cell_i64(&r, 0, PAGE_VERSION) : -1;
-		for (size_t i = 0; first && i < r.nrows; i++) {
-			const char *e = db_cell(&r, i, PAGE_EXPIRES);
-
-			if (e != NULL && (p->expires[0] == '\0' || strcmp(e, p->expires) < 0))
-				str_copy(p->expires, sizeof(p->expires), e);
-		}
-	}
+	if (strcmp(ta->platform_id, platform) == 0 && db_cell(&r, 0, PAGE_X) != NULL &&
+	    !any_due(&r, PAGE_DUE))
+		page_take(&r, first, p);
 	db_rows_free(&r);
 	return DB_OK;
 }

@@ -70,6 +70,31 @@ json_review_fields(json_object *o, const struct txn *t)
 	}
 }
 
+/* An outgoing transaction's source, and every transaction's destination. */
+static void
+txn_ends(struct jtext *j, const struct txn *t, int out)
+{
+	if (out) {
+		jt_key(j, "source");
+		jt_open(j, '{');
+		jt_key(j, "accountId");
+		jt_prefixed_or_null(j, "InternalAccount", t->internal_account_id);
+		jt_key(j, "sourceType");
+		jt_str(j, "INTERNAL_ACCOUNT");
+		jt_close(j, '}');
+	}
+	jt_key(j, "destination");
+	jt_open(j, '{');
+	jt_key(j, "accountId");
+	if (strcmp(t->destination_type, "EXTERNAL_ACCOUNT") == 0)
+		jt_prefixed_or_null(j, "ExternalAccount", t->destination_ref);
+	else
+		jt_str_or_null(j, t->destination_ref);
+	jt_key(j, "destinationType");
+	jt_str(j, t->destination_type);
+	jt_close(j, '}');
+}
+
 /*
  * The Transaction resource, written as text: the one definition of its
  * shape, for every answer and event that carries one.  Review fields (an
@@ -108,25 +133,7 @@ txn_text(struct jtext *j, const struct txn *t)
 		jt_key(j, "fees");
 		jt_money(j, t->fee_currency, t->fee_amount);
 	}
-	if (out) {
-		jt_key(j, "source");
-		jt_open(j, '{');
-		jt_key(j, "accountId");
-		jt_prefixed_or_null(j, "InternalAccount", t->internal_account_id);
-		jt_key(j, "sourceType");
-		jt_str(j, "INTERNAL_ACCOUNT");
-		jt_close(j, '}');
-	}
-	jt_key(j, "destination");
-	jt_open(j, '{');
-	jt_key(j, "accountId");
-	if (strcmp(t->destination_type, "EXTERNAL_ACCOUNT") == 0)
-		jt_prefixed_or_null(j, "ExternalAccount", t->destination_ref);
-	else
-		jt_str_or_null(j, t->destination_ref);
-	jt_key(j, "destinationType");
-	jt_str(j, t->destination_type);
-	jt_close(j, '}');
+	txn_ends(j, t, out);
 	jt_key(j, out ? "sentAmount" : "receivedAmount");
 	jt_money(j, t->currency, t->amount);
 	if (!out) {

@@ -131,6 +131,50 @@ key_in_use(struct req *req)
 }
 
 /*
+ * The end of an attempt whose handler answered below 500: records the
+ * answer under claim (db_idem_finish, which checks the claim is still
+ * ours) and commits.  Returns 1 when the attempt must run again (a
+ * deadlock or certification conflict), else 0 with the request answered
+ * (409 when the claim was taken over; *forget when nothing was kept).
+ */
+static int
+record_and_commit(struct req *req, struct db *db, const char *claim, int *forget)
+{
+	char *text = replay_text(req);
+	int rc;
+
+	rc = db_idem_finish(db, req->platform_id, req->idempotency_key, claim, req->status,
+	    text);
+	free(text);
+	if (rc != DB_OK) {
+		if (db_outer_retry(db))
+			return 1;
+		db_outer_rollback(db);
+		if (rc == DB_CONFLICT) {
+			key_in_use(req);
+			return 0;
+		}
+		*forget = 1;
+		req_db_fail(req, rc);
+		return 0;
+	}
+	fault_point("kill-before-commit");
+	if ((rc = db_outer_commit(db)) == DB_RETRY)
+		return 1;
+	if (rc != DB_OK) {
+		/* Committed or not, nobody knows: the claim's lease decides. */
+		req_db_fail(req, rc);
+		return 0;
+	}
+	fault_point("kill-after-commit");
+	if (fault_point("lose-commit")) {
+		/* As if the connection dropped as the commit returned. */
+		req_db_fail(req, DB_UNAVAILABLE);
+	}
+	return 0;
+}
+
+/*
  * Runs the handler once under its claim, inside one request-wide
  * transaction that also stores the response (decisions.md section 8): the
  * business change and the record commit together or not at all.  Returns
@@ -141,9 +185,7 @@ key_in_use(struct req *req)
 static int
 idempotent_attempt(struct req *req, const char *claim, int attempt, int *forget)
 {
-	const char *key = req->idempotency_key;
 	struct db *db;
-	char *text;
 	int rc;
 
 	*forget = 0;
@@ -174,35 +216,8 @@ idempotent_attempt(struct req *req, const char *claim, int attempt, int *forget)
 		*forget = 1;
 		return 0;
 	}
-	text = replay_text(req);
-	rc = db_idem_finish(db, req->platform_id, key, claim, req->status, text);
-	free(text);
-	if (rc != DB_OK) {
-		if (db_outer_retry(db))
-			goto again;
-		db_outer_rollback(db);
-		if (rc == DB_CONFLICT) {
-			key_in_use(req);
-			return 0;
-		}
-		*forget = 1;
-		req_db_fail(req, rc);
+	if (record_and_commit(req, db, claim, forget) == 0)
 		return 0;
-	}
-	fault_point("kill-before-commit");
-	if ((rc = db_outer_commit(db)) == DB_RETRY)
-		goto again;
-	if (rc != DB_OK) {
-		/* Committed or not, nobody knows: the claim's lease decides. */
-		req_db_fail(req, rc);
-		return 0;
-	}
-	fault_point("kill-after-commit");
-	if (fault_point("lose-commit")) {
-		/* As if the connection dropped as the commit returned. */
-		req_db_fail(req, DB_UNAVAILABLE);
-	}
-	return 0;
 again:
 	db_outer_rollback(db);
 	if (attempt + 1 >= DB_OUTER_ATTEMPTS) {
