@@ -1020,3 +1020,53 @@ db_explain(struct db *db, const char *sql, const struct db_val *a, size_t n,
 	free(text);
 	return rc;
 }
+
+int
+db_read_one(struct db *db, const char *sql, const struct db_val *args, size_t nargs,
+    db_row_reader read, void *out)
+{
+	struct db_rows r;
+	int rc;
+
+	if ((rc = db_query_one(db, sql, args, nargs, &r)) != DB_OK)
+		return rc;
+	read(&r, 0, out);
+	db_rows_free(&r);
+	return DB_OK;
+}
+
+int
+db_read_page(struct db *db, const char *count_sql, const char *page_sql,
+    const struct db_val *args, size_t nargs, db_row_reader read, size_t size,
+    void **items, size_t *n, int64_t *total)
+{
+	struct db_rows r;
+	char *a;
+	int rc;
+
+	*items = NULL;
+	*n = 0;
+	if ((rc = db_page(db, count_sql, page_sql, args, nargs, &r, total)) != DB_OK)
+		return rc;
+	a = r.nrows > 0 ? xcalloc(r.nrows, size) : NULL;
+	for (size_t i = 0; i < r.nrows; i++)
+		read(&r, i, a + i * size);
+	*items = a;
+	*n = r.nrows;
+	db_rows_free(&r);
+	return DB_OK;
+}
+
+int
+db_read_i64(struct db *db, const char *sql, const struct db_val *args, size_t nargs,
+    int64_t *v)
+{
+	struct db_rows r;
+	int rc;
+
+	if ((rc = db_query_one(db, sql, args, nargs, &r)) != DB_OK)
+		return rc;
+	*v = db_cell_i64(&r, 0, 0);
+	db_rows_free(&r);
+	return DB_OK;
+}

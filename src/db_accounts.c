@@ -42,8 +42,10 @@ internal_from_cols(const struct db_rows *r, size_t i, size_t c, struct internal_
 }
 
 static void
-internal_from_row(const struct db_rows *r, size_t i, struct internal_account *a)
+internal_from_row(const struct db_rows *r, size_t i, void *out)
 {
+	struct internal_account *a = out;
+
 	internal_from_cols(r, i, 0, a);
 }
 
@@ -60,19 +62,13 @@ db_internal_list(struct db *db, const char *platform, const char *kind,
 #undef FILTER
 	struct db_val a[] = { DBS(platform), DBS(kind), DBSN(customer), DBSN(customer),
 	    DBSN(currency), DBSN(currency), DBI(limit), DBI(offset) };
-	struct db_rows r;
+	void *items;
 	int rc;
 
-	*out = NULL;
-	*n = 0;
-	if ((rc = db_page(db, count, sql, a, NARGS(a), &r, total)) != DB_OK)
-		return rc;
-	*out = xcalloc(r.nrows, sizeof(**out));
-	for (size_t i = 0; i < r.nrows; i++)
-		internal_from_row(&r, i, &(*out)[i]);
-	*n = r.nrows;
-	db_rows_free(&r);
-	return DB_OK;
+	rc = db_read_page(db, count, sql, a, NARGS(a), internal_from_row, sizeof(**out),
+	    &items, n, total);
+	*out = items;
+	return rc;
 }
 
 static int
@@ -85,14 +81,7 @@ internal_get(struct db *db, const char *platform, const char *id,
 	    " WHERE a.platform_id = ? AND a.id = ? AND a.kind IN ('CUSTOMER', 'PLATFORM')"
 	    " FOR UPDATE";
 	struct db_val a[] = { DBS(platform), DBS(id) };
-	struct db_rows r;
-	int rc;
-
-	if ((rc = db_query_one(db, lock ? sql_lock : sql, a, NARGS(a), &r)) != DB_OK)
-		return rc;
-	internal_from_row(&r, 0, out);
-	db_rows_free(&r);
-	return DB_OK;
+	return db_read_one(db, lock ? sql_lock : sql, a, NARGS(a), internal_from_row, out);
 }
 
 int
@@ -202,8 +191,10 @@ external_from_cols(const struct db_rows *r, size_t i, size_t c, struct external_
 }
 
 static void
-external_from_row(const struct db_rows *r, size_t i, struct external_account *a)
+external_from_row(const struct db_rows *r, size_t i, void *out)
 {
+	struct external_account *a = out;
+
 	external_from_cols(r, i, 0, a);
 }
 
@@ -238,14 +229,7 @@ external_get(struct db *db, const char *platform, const char *id,
 	static const char sql[] = "SELECT " EXTERNAL_COLS EXTERNAL_FROM
 	    " WHERE e.platform_id = ? AND e.id = ?";
 	struct db_val a[] = { DBS(platform), DBS(id) };
-	struct db_rows r;
-	int rc;
-
-	if ((rc = db_query_one(db, sql, a, NARGS(a), &r)) != DB_OK)
-		return rc;
-	external_from_row(&r, 0, out);
-	db_rows_free(&r);
-	return DB_OK;
+	return db_read_one(db, sql, a, NARGS(a), external_from_row, out);
 }
 
 struct ext_create_args {
@@ -360,19 +344,13 @@ db_external_list(struct db *db, const char *platform, const char *customer,
 #undef FILTER
 	struct db_val a[] = { DBS(platform), DBSN(customer), DBSN(customer),
 	    DBSN(currency), DBSN(currency), DBI(limit), DBI(offset) };
-	struct db_rows r;
+	void *items;
 	int rc;
 
-	*out = NULL;
-	*n = 0;
-	if ((rc = db_page(db, count, sql, a, NARGS(a), &r, total)) != DB_OK)
-		return rc;
-	*out = xcalloc(r.nrows, sizeof(**out));
-	for (size_t i = 0; i < r.nrows; i++)
-		external_from_row(&r, i, &(*out)[i]);
-	*n = r.nrows;
-	db_rows_free(&r);
-	return DB_OK;
+	rc = db_read_page(db, count, sql, a, NARGS(a), external_from_row, sizeof(**out),
+	    &items, n, total);
+	*out = items;
+	return rc;
 }
 
 struct ext_delete_args {

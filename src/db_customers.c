@@ -26,8 +26,10 @@
 #define CUSTOMER_FROM " FROM customers c JOIN platform_configs p ON p.platform_id = c.platform_id"
 
 static void
-customer_from_row(const struct db_rows *r, size_t i, struct customer *c)
+customer_from_row(const struct db_rows *r, size_t i, void *out)
 {
+	struct customer *c = out;
+
 	memset(c, 0, sizeof(*c));
 	snprintf(c->id, sizeof(c->id), "%s", db_cell(r, i, 0));
 	snprintf(c->platform_id, sizeof(c->platform_id), "%s", db_cell(r, i, 1));
@@ -91,14 +93,12 @@ get_locked(struct db *db, const char *platform, const char *id, struct customer 
 	    "SELECT " CUSTOMER_COLS CUSTOMER_FROM " WHERE c.platform_id = ? AND c.id = ?"
 	    " FOR UPDATE";
 	struct db_val a[] = { DBS(platform), DBS(id) };
-	struct db_rows r;
 	int rc;
 
 	memset(out, 0, sizeof(*out));
-	if ((rc = db_query_one(db, lock ? sql_lock : sql, a, NARGS(a), &r)) != DB_OK)
+	if ((rc = db_read_one(db, lock ? sql_lock : sql, a, NARGS(a), customer_from_row,
+	    out)) != DB_OK)
 		return rc;
-	customer_from_row(&r, 0, out);
-	db_rows_free(&r);
 	return out->deleted ? DB_GONE : DB_OK;
 }
 
@@ -325,19 +325,13 @@ db_customer_list(struct db *db, const char *platform, const struct customer_filt
 	struct db_val a[] = { DBS(platform), DBSN(f->type), DBSN(f->type), DBSN(f->kyc),
 	    DBSN(f->kyc), DBSN(f->platform_customer_id), DBSN(f->platform_customer_id),
 	    DBI(limit), DBI(offset) };
-	struct db_rows r;
+	void *items;
 	int rc;
 
-	*out = NULL;
-	*n = 0;
-	if ((rc = db_page(db, count, sql, a, NARGS(a), &r, total)) != DB_OK)
-		return rc;
-	*out = xcalloc(r.nrows, sizeof(**out));
-	for (size_t i = 0; i < r.nrows; i++)
-		customer_from_row(&r, i, &(*out)[i]);
-	*n = r.nrows;
-	db_rows_free(&r);
-	return DB_OK;
+	rc = db_read_page(db, count, sql, a, NARGS(a), customer_from_row, sizeof(**out),
+	    &items, n, total);
+	*out = items;
+	return rc;
 }
 
 int
@@ -349,12 +343,5 @@ db_customer_by_ppv(struct db *db, const char *name, const char *domain,
 	    " WHERE (p.ppv_domain = ? OR p.uma_domain = ?) AND c.live_ppv_name = ?"
 	    " ORDER BY p.ppv_domain = ? DESC LIMIT 1";
 	struct db_val a[] = { DBS(domain), DBS(domain), DBS(name), DBS(domain) };
-	struct db_rows r;
-	int rc;
-
-	if ((rc = db_query_one(db, sql, a, NARGS(a), &r)) != DB_OK)
-		return rc;
-	customer_from_row(&r, 0, out);
-	db_rows_free(&r);
-	return DB_OK;
+	return db_read_one(db, sql, a, NARGS(a), customer_from_row, out);
 }

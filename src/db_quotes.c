@@ -33,8 +33,10 @@
 	" counterparty, outcome, status, created_at, expires_at, executed_at"
 
 static void
-quote_from_row(const struct db_rows *r, size_t i, struct quote *q)
+quote_from_row(const struct db_rows *r, size_t i, void *out)
 {
+	struct quote *q = out;
+
 	memset(q, 0, sizeof(*q));
 	str_copy(q->id, sizeof(q->id), db_cell(r, i, 0));
 	str_copy(q->platform_id, sizeof(q->platform_id), db_cell(r, i, 1));
@@ -93,14 +95,7 @@ static int
 quote_read(struct db *db, const char *sql, const struct db_val *a, size_t na,
     struct quote *out)
 {
-	struct db_rows r;
-	int rc;
-
-	if ((rc = db_query_one(db, sql, a, na, &r)) != DB_OK)
-		return rc;
-	quote_from_row(&r, 0, out);
-	db_rows_free(&r);
-	return DB_OK;
+	return db_read_one(db, sql, a, na, quote_from_row, out);
 }
 
 int
@@ -134,19 +129,13 @@ db_quote_list(struct db *db, const char *platform, const char *status, int64_t l
 #undef FILTER
 	struct db_val a[] = { DBS(platform), DBSN(status), DBSN(status), DBI(limit),
 	    DBI(offset) };
-	struct db_rows r;
+	void *items;
 	int rc;
 
-	*out = NULL;
-	*n = 0;
-	if ((rc = db_page(db, count, sql, a, NARGS(a), &r, total)) != DB_OK)
-		return rc;
-	*out = xcalloc(r.nrows, sizeof(**out));
-	for (size_t i = 0; i < r.nrows; i++)
-		quote_from_row(&r, i, &(*out)[i]);
-	*n = r.nrows;
-	db_rows_free(&r);
-	return DB_OK;
+	rc = db_read_page(db, count, sql, a, NARGS(a), quote_from_row, sizeof(**out),
+	    &items, n, total);
+	*out = items;
+	return rc;
 }
 
 int
@@ -155,14 +144,8 @@ db_fx_get(struct db *db, const char *currency, int64_t *price)
 	static const char sql[] =
 	    "SELECT price_minor_per_btc FROM fx_reference_prices WHERE currency_code = ?";
 	struct db_val a[] = { DBS(currency) };
-	struct db_rows r;
-	int rc;
 
-	if ((rc = db_query_one(db, sql, a, NARGS(a), &r)) != DB_OK)
-		return rc;
-	*price = db_cell_i64(&r, 0, 0);
-	db_rows_free(&r);
-	return DB_OK;
+	return db_read_i64(db, sql, a, NARGS(a), price);
 }
 
 int

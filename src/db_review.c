@@ -56,14 +56,12 @@ db_review_past_window(struct db *db, const char *id, int *past)
 	static const char sql[] =
 	    "SELECT review_expires_at <= UTC_TIMESTAMP(3) FROM transactions WHERE id = ?";
 	struct db_val a[] = { DBS(id) };
-	struct db_rows r;
+	int64_t v = 0;
 	int rc;
 
-	if ((rc = db_query_one(db, sql, a, NARGS(a), &r)) != DB_OK)
-		return rc;
-	*past = db_cell_i64(&r, 0, 0) != 0;
-	db_rows_free(&r);
-	return DB_OK;
+	if ((rc = db_read_i64(db, sql, a, NARGS(a), &v)) == DB_OK)
+		*past = v != 0;
+	return rc;
 }
 
 int

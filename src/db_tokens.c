@@ -19,8 +19,10 @@
 	"created_at, updated_at, revoked_at"
 
 static void
-token_from_row(const struct db_rows *r, size_t i, struct token *t)
+token_from_row(const struct db_rows *r, size_t i, void *out)
 {
+	struct token *t = out;
+
 	memset(t, 0, sizeof(*t));
 	snprintf(t->id, sizeof(t->id), "%s", db_cell(r, i, 0));
 	t->name = xstrdup(db_cell(r, i, 1) ? db_cell(r, i, 1) : "");
@@ -138,14 +140,7 @@ db_token_get(struct db *db, const char *platform, const char *id, struct token *
 	static const char sql[] =
 	    "SELECT " TOKEN_COLS " FROM tokens WHERE platform_id = ? AND id = ?";
 	struct db_val a[] = { DBS(platform), DBS(id) };
-	struct db_rows r;
-	int rc;
-
-	if ((rc = db_query_one(db, sql, a, NARGS(a), &r)) != DB_OK)
-		return rc;
-	token_from_row(&r, 0, out);
-	db_rows_free(&r);
-	return DB_OK;
+	return db_read_one(db, sql, a, NARGS(a), token_from_row, out);
 }
 
 int
@@ -178,19 +173,13 @@ db_token_list(struct db *db, const char *platform, int64_t limit,
 	static const char count[] =
 	    "SELECT COUNT(*) FROM tokens WHERE platform_id = ?";
 	struct db_val a[] = { DBS(platform), DBI(limit), DBI(offset) };
-	struct db_rows r;
+	void *items;
 	int rc;
 
-	*out = NULL;
-	*n = 0;
-	if ((rc = db_page(db, count, sql, a, NARGS(a), &r, total)) != DB_OK)
-		return rc;
-	*out = xcalloc(r.nrows, sizeof(**out));
-	for (size_t i = 0; i < r.nrows; i++)
-		token_from_row(&r, i, &(*out)[i]);
-	*n = r.nrows;
-	db_rows_free(&r);
-	return DB_OK;
+	rc = db_read_page(db, count, sql, a, NARGS(a), token_from_row, sizeof(**out),
+	    &items, n, total);
+	*out = items;
+	return rc;
 }
 
 int

@@ -283,14 +283,8 @@ db_txn_open_count(struct db *db, const char *customer_id, int64_t *count)
 	    "   AND NOT (status = 'PENDING' AND IFNULL(review_expires_at <= UTC_TIMESTAMP(3), 0)))"
 	    " OR (status = 'COMPLETED' AND outcome = 'RETURNS'))";
 	struct db_val a[] = { DBS(customer_id) };
-	struct db_rows r;
-	int rc;
 
-	if ((rc = db_query(db, sql, a, NARGS(a), &r)) != DB_OK)
-		return rc;
-	*count = db_cell_i64(&r, 0, 0);
-	db_rows_free(&r);
-	return DB_OK;
+	return db_read_i64(db, sql, a, NARGS(a), count);
 }
 
 /* One row of a change to txn_counts. */

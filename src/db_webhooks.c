@@ -29,8 +29,10 @@ stamp(char out[25], const char *db)
 }
 
 static void
-event_from_row(const struct db_rows *r, size_t i, struct wh_event *e)
+event_from_row(const struct db_rows *r, size_t i, void *out)
 {
+	struct wh_event *e = out;
+
 	memset(e, 0, sizeof(*e));
 	str_copy(e->id, sizeof(e->id), db_cell(r, i, 0));
 	str_copy(e->platform_id, sizeof(e->platform_id), db_cell(r, i, 1));
@@ -116,19 +118,13 @@ db_wh_list(struct db *db, const char *platform, const char *status, const char *
 #undef FILTER
 	struct db_val a[] = { DBS(platform), DBSN(status), DBSN(status), DBSN(type),
 	    DBSN(type), DBI(limit), DBI(offset) };
-	struct db_rows r;
+	void *items;
 	int rc;
 
-	*out = NULL;
-	*n = 0;
-	if ((rc = db_page(db, count, sql, a, NARGS(a), &r, total)) != DB_OK)
-		return rc;
-	*out = xcalloc(r.nrows, sizeof(**out));
-	for (size_t i = 0; i < r.nrows; i++)
-		event_from_row(&r, i, &(*out)[i]);
-	*n = r.nrows;
-	db_rows_free(&r);
-	return DB_OK;
+	rc = db_read_page(db, count, sql, a, NARGS(a), event_from_row, sizeof(**out),
+	    &items, n, total);
+	*out = items;
+	return rc;
 }
 
 int

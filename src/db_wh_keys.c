@@ -29,6 +29,18 @@ wh_key_row_free(struct wh_key_row *k)
 
 #define KEY_COLS "key_id, salt, master_id, public_key_pem"
 
+/* Row i of r, KEY_COLS of one key, into a struct wh_key_row. */
+static void
+key_from_row(const struct db_rows *r, size_t i, void *out)
+{
+	struct wh_key_row *k = out;
+
+	snprintf(k->key_id, sizeof(k->key_id), "%s", db_cell(r, i, 0));
+	snprintf(k->salt, sizeof(k->salt), "%s", db_cell(r, i, 1));
+	snprintf(k->master_id, sizeof(k->master_id), "%s", db_cell(r, i, 2));
+	k->pub_pem = xstrdup(db_cell(r, i, 3));
+}
+
 /*
  * Runs sql, which selects KEY_COLS of one key, into *out: DB_OK,
  * DB_NOT_FOUND or a failure.
@@ -37,18 +49,8 @@ static int
 key_read(struct db *db, const char *sql, const struct db_val *a, size_t n,
     struct wh_key_row *out)
 {
-	struct db_rows r;
-	int rc;
-
 	memset(out, 0, sizeof(*out));
-	if ((rc = db_query_one(db, sql, a, n, &r)) != DB_OK)
-		return rc;
-	snprintf(out->key_id, sizeof(out->key_id), "%s", db_cell(&r, 0, 0));
-	snprintf(out->salt, sizeof(out->salt), "%s", db_cell(&r, 0, 1));
-	snprintf(out->master_id, sizeof(out->master_id), "%s", db_cell(&r, 0, 2));
-	out->pub_pem = xstrdup(db_cell(&r, 0, 3));
-	db_rows_free(&r);
-	return DB_OK;
+	return db_read_one(db, sql, a, n, key_from_row, out);
 }
 
 /* The platform's current key: DB_OK or DB_NOT_FOUND (db_wh_keys.h). */

@@ -82,9 +82,8 @@ conflict_reply(struct req *req, enum customer_conflict c)
 	    "A live customer with that platformCustomerId exists.", NULL);
 }
 
-/* Answers a customer lookup that did not return DB_OK. */
-static int
-customer_fail(struct req *req, int rc)
+int
+customer_fail_reply(struct req *req, int rc)
 {
 	if (rc == DB_NOT_FOUND)
 		return resp_error(req, 404, "CUSTOMER_NOT_FOUND", "No such customer.", NULL);
@@ -183,7 +182,7 @@ h_customers_get(struct req *req)
 	rc = db_customer_get(db, req->platform_id, id, &c);
 	if (rc != DB_OK) {
 		customer_free(&c);	/* filled when the customer is gone */
-		return customer_fail(req, rc);
+		return customer_fail_reply(req, rc);
 	}
 	resp_json(req, 200, json_customer(&c));
 	customer_free(&c);
@@ -210,7 +209,7 @@ update(struct req *req, const struct customer_fields *f)
 	if (rc == DB_DUPLICATE)
 		return conflict_reply(req, conflict);
 	if (rc != DB_OK)
-		return customer_fail(req, rc);
+		return customer_fail_reply(req, rc);
 	resp_json(req, 200, json_customer(&c));
 	customer_free(&c);
 	return 0;
@@ -260,7 +259,7 @@ h_customers_delete(struct req *req)
 		return resp_error(req, 409, "CUSTOMER_HAS_BALANCE",
 		    "The customer still holds money or has unfinished transactions.", NULL);
 	if (rc != DB_OK)
-		return customer_fail(req, rc);
+		return customer_fail_reply(req, rc);
 	o = json_object_new_object();
 	json_object_object_add(o, "deleted", json_object_new_boolean(1));
 	json_object_object_add(o, "customerId", json_prefixed("Customer", id));

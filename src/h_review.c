@@ -83,20 +83,6 @@ sanctions_match(void)
 }
 
 /*
- * Answers rc (not DB_OK) from looking up or writing to the receiving
- * customer: 404 CUSTOMER_NOT_FOUND, 410 GONE, or 5xx.  Returns -1.
- */
-static int
-receiver_fail(struct req *req, int rc)
-{
-	if (rc == DB_NOT_FOUND)
-		return resp_error(req, 404, "CUSTOMER_NOT_FOUND", "No such customer.", NULL);
-	if (rc == DB_GONE)
-		return resp_error(req, 410, "GONE", "The customer has been deleted.", NULL);
-	return req_db_fail(req, rc);
-}
-
-/*
  * The receiverCustomerId v as a bare id in customer[37]: only a live
  * customer of this platform receives; any other id is unknown (404).
  * 0, or -1 once answered (404, 410, 5xx).
@@ -112,7 +98,7 @@ receiver_or_reply(struct req *req, struct db *db, const char *v, char customer[3
 	rc = db_customer_get(db, req->platform_id, customer, &c);
 	if (rc == DB_OK || rc == DB_GONE)
 		customer_free(&c);
-	return rc == DB_OK ? 0 : receiver_fail(req, rc);
+	return rc == DB_OK ? 0 : customer_fail_reply(req, rc);
 }
 
 int
@@ -149,7 +135,7 @@ h_review_simulate(struct req *req)
 	rc = review_simulate(db, req->platform_id, &n, &t);
 	free(detail);
 	if (rc != DB_OK)
-		return receiver_fail(req, rc);
+		return customer_fail_reply(req, rc);
 	o = json_object_new_object();
 	json_object_object_add(o, "transactionId", json_prefixed("Transaction", t.id));
 	json_object_object_add(o, "receiverCustomerId", json_prefixed("Customer", customer));

@@ -223,6 +223,35 @@ const char *db_rc_name(int rc);
 const char *db_error(struct db *db);
 
 /*
+ * Reads one row of a table family into a struct: row i of r into out (a
+ * struct of the caller's kind).  The store's X_from_row functions.
+ */
+typedef void (*db_row_reader)(const struct db_rows *r, size_t i, void *out);
+
+/*
+ * Runs sql, which selects one row, and reads it into out with read: DB_OK,
+ * DB_NOT_FOUND (out untouched) or a failure.
+ */
+int db_read_one(struct db *db, const char *sql, const struct db_val *args, size_t nargs,
+    db_row_reader read, void *out);
+
+/*
+ * db_page() read into a new array of *n elements of size bytes each, each
+ * filled by read (caller frees the array, and each element as its kind
+ * says).  *items is NULL when the page has no row.
+ */
+int db_read_page(struct db *db, const char *count_sql, const char *page_sql,
+    const struct db_val *args, size_t nargs, db_row_reader read, size_t size,
+    void **items, size_t *n, int64_t *total);
+
+/*
+ * Runs sql, which selects one integer in one row, into *v: DB_OK,
+ * DB_NOT_FOUND (*v untouched) or a failure.
+ */
+int db_read_i64(struct db *db, const char *sql, const struct db_val *args, size_t nargs,
+    int64_t *v);
+
+/*
  * EXPLAIN of sql with its values a[0..n-1], its rows into out (caller
  * frees): for xborderctl explain-lists.
  */

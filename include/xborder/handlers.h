@@ -197,6 +197,12 @@ int list_filters_or_reply(struct req *req, const struct list_filter *f,
     const char **vals, char (*ids)[37]);
 
 
+/*
+ * Answers rc (not DB_OK) from reading or writing a customer: 404
+ * CUSTOMER_NOT_FOUND, 410 GONE, or 503/500.  Returns -1.
+ */
+int customer_fail_reply(struct req *req, int rc);
+
 /* Parses "Customer:<uuid>" into id; answers 400 naming field otherwise. */
 int customer_id_or_reply(struct req *req, const char *value, const char *field,
     char id[37]);
