@@ -355,6 +355,17 @@ db_fx_set(struct db *db, const char *currency, int64_t price)
 }
 
 int
+db_fx_unset(struct db *db, const char *currency, int64_t *price)
+{
+	static const char sql[] =
+	    "DELETE FROM fx_reference_prices WHERE currency_code = ?"
+	    " RETURNING price_minor_per_btc";
+	struct db_val a[] = { DBS(currency) };
+
+	return db_read_i64(db, sql, a, NARGS(a), price);
+}
+
+int
 db_fx_list(struct db *db, struct db_rows *out)
 {
 	static const char sql[] =

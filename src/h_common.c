@@ -182,12 +182,19 @@ currency_entry(const struct platform_config *c, const char *currency, const char
 int
 currency_not_enabled_reply(struct req *req, const char *currency, const char *direction)
 {
+	return currency_not_enabled_at_reply(req, "currency", currency, direction);
+}
+
+int
+currency_not_enabled_at_reply(struct req *req, const char *field, const char *currency,
+    const char *direction)
+{
 	json_object *d = json_object_new_object();
 	char rule[128];
 
 	snprintf(rule, sizeof(rule), "%s is not enabled%s%s on this platform", currency,
 	    direction ? " for " : "", direction ? direction : "");
-	json_object_object_add(d, "currency", json_object_new_string(rule));
+	json_object_object_add(d, field, json_object_new_string(rule));
 	return resp_error(req, 400, "CURRENCY_NOT_ENABLED",
 	    "The currency is not enabled for this operation.", d);
 }

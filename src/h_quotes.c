@@ -341,34 +341,37 @@ config_or_reply(struct req *req, struct db *db, const char *platform,
 	return rc == DB_OK ? 0 : req_db_fail(req, rc == DB_NOT_FOUND ? DB_ERR : rc);
 }
 
-/* Prices the draft: both profiles, both fee policies, both prices. */
+/*
+ * Prices the draft with money_corridor_price(), the pricing GET
+ * /exchange-rates shares: both profiles, both fee policies, both prices.
+ */
 static int
 price_draft_or_reply(struct req *req, struct db *db, struct draft *d)
 {
 	struct money_quote_in in;
 	struct money_quote out;
+	struct money_corridor c;
 	struct profile ps, pr;
-	const struct currency *cs = money_currency(d->q.send_currency);
-	const struct currency *cr = money_currency(d->q.recv_currency);
 	int rc;
 
 	if ((rc = db_profile_get(db, d->q.platform_id, &ps)) != DB_OK ||
 	    (rc = db_profile_get(db, d->q.recv_platform_id, &pr)) != DB_OK)
 		return req_db_fail(req, rc == DB_NOT_FOUND ? DB_ERR : rc);
-	if (cs == NULL || cr == NULL)
-		return resp_invalid(req, cs == NULL ? "source.accountId" : d->recv_field,
-		    "is in a currency the service does not know");
-	memset(&in, 0, sizeof(in));
-	in.ps = d->q.price_send;
-	in.pr = d->q.price_recv;
-	in.es = cs->exponent;
-	in.er = cr->exponent;
-	in.spread_bps = (int)(ps.spread_bps + pr.spread_bps);
-	in.fee_s_bps = (int)d->scfg.sender_fee_bps;
-	in.fee_r_bps = (int)d->rcfg.receiver_fee_bps;
-	in.lock_sending = strcmp(d->q.locked_side, "SENDING") == 0;
-	in.amount = d->q.locked_amount;
-	if (money_quote_price(&in, &out) < 0)
+	memset(&c, 0, sizeof(c));
+	c.send_currency = d->q.send_currency;
+	c.recv_currency = d->q.recv_currency;
+	c.ps = d->q.price_send;
+	c.pr = d->q.price_recv;
+	c.spread_s_bps = ps.spread_bps;
+	c.spread_r_bps = pr.spread_bps;
+	c.fee_s_bps = d->scfg.sender_fee_bps;
+	c.fee_r_bps = d->rcfg.receiver_fee_bps;
+	rc = money_corridor_price(&c, strcmp(d->q.locked_side, "SENDING") == 0,
+	    d->q.locked_amount, &in, &out);
+	if (rc == MONEY_UNKNOWN_SEND || rc == MONEY_UNKNOWN_RECV)
+		return resp_invalid(req, rc == MONEY_UNKNOWN_SEND ? "source.accountId" :
+		    d->recv_field, "is in a currency the service does not know");
+	if (rc != MONEY_PRICED)
 		return resp_invalid(req, "lockedCurrencyAmount",
 		    "cannot be priced: the other side would be under one minor unit or"
 		    " past the service's limits");

@@ -24,6 +24,8 @@ static i128	 with_fees(i128, int);
 static int	 largest_principal(int64_t, int, int64_t *);
 static int	 i128_dec(i128, char *, size_t);
 static int	 format_rate(const struct money_quote_in *, char *, size_t);
+static int	 inputs_valid(const struct money_quote_in *);
+static int	 rate_only(const struct money_quote_in *, struct money_quote *);
 
 static const struct currency currencies[] = {
 	{ "AED", 2 }, { "ARS", 2 }, { "AUD", 2 }, { "BHD", 3 }, { "BRL", 2 },
@@ -191,6 +193,35 @@ format_rate(const struct money_quote_in *in, char *buf, size_t sz)
 	return 0;
 }
 
+/* 1 when every input but the amount lies in its range (money.h). */
+static int
+inputs_valid(const struct money_quote_in *in)
+{
+	return in->ps >= 1 && in->pr >= 1 && in->es >= 0 && in->es <= 4 &&
+	    in->er >= 0 && in->er <= 4 && in->spread_bps >= 0 &&
+	    in->spread_bps <= 2 * BPS && in->fee_s_bps >= 0 &&
+	    in->fee_s_bps <= BPS && in->fee_r_bps >= 0 && in->fee_r_bps <= BPS &&
+	    (in->lock_sending == 0 || in->lock_sending == 1);
+}
+
+/*
+ * The rate of a corridor without an amount: the inputs checked as
+ * money_quote_price() checks them (the amount aside) and the rate it
+ * would print.  Returns 0 with out->rate set and every amount 0, or -1.
+ */
+static int
+rate_only(const struct money_quote_in *in, struct money_quote *out)
+{
+	memset(out, 0, sizeof(*out));
+	if (!inputs_valid(in) || in->spread_bps >= BPS)
+		return -1;
+	if (format_rate(in, out->rate, sizeof(out->rate)) < 0) {
+		memset(out, 0, sizeof(*out));
+		return -1;
+	}
+	return 0;
+}
+
 /*
  * Prices one quote (decisions.md section 9).  in is borrowed; the result
  * goes to the caller's *out.  Returns 0, or -1 (and *out zeroed) when an
@@ -207,13 +238,7 @@ money_quote_price(const struct money_quote_in *in, struct money_quote *out)
 
 	if (out != NULL)
 		memset(out, 0, sizeof(*out));
-	if (in == NULL || out == NULL)
-		return -1;
-	if (in->ps < 1 || in->pr < 1 || in->es < 0 || in->es > 4 ||
-	    in->er < 0 || in->er > 4 || in->spread_bps < 0 ||
-	    in->spread_bps > 2 * BPS || in->fee_s_bps < 0 ||
-	    in->fee_s_bps > BPS || in->fee_r_bps < 0 || in->fee_r_bps > BPS ||
-	    (in->lock_sending != 0 && in->lock_sending != 1) || in->amount < 1)
+	if (in == NULL || out == NULL || !inputs_valid(in) || in->amount < 1)
 		return -1;
 	/* A spread of 100% or more leaves nothing to deliver. */
 	if (in->spread_bps >= BPS)
@@ -255,4 +280,40 @@ money_quote_price(const struct money_quote_in *in, struct money_quote *out)
 		return -1;
 	*out = q;
 	return 0;
+}
+
+/*
+ * The one pricing of a corridor (money.h): the inputs of
+ * money_quote_price() from the corridor, then the amount priced, or the
+ * rate alone for amount 0.
+ */
+enum money_price_rc
+money_corridor_price(const struct money_corridor *c, int lock_sending, int64_t amount,
+    struct money_quote_in *in, struct money_quote *out)
+{
+	const struct currency *cs, *cr;
+	int rc;
+
+	memset(in, 0, sizeof(*in));
+	memset(out, 0, sizeof(*out));
+	if ((cs = money_currency(c->send_currency)) == NULL)
+		return MONEY_UNKNOWN_SEND;
+	if ((cr = money_currency(c->recv_currency)) == NULL)
+		return MONEY_UNKNOWN_RECV;
+	in->ps = c->ps;
+	in->pr = c->pr;
+	in->es = cs->exponent;
+	in->er = cr->exponent;
+	in->lock_sending = lock_sending;
+	in->amount = amount;
+	/* Each setting in its own range, so the int sums below cannot wrap. */
+	if (c->spread_s_bps < 0 || c->spread_s_bps > BPS || c->spread_r_bps < 0 ||
+	    c->spread_r_bps > BPS || c->fee_s_bps < 0 || c->fee_s_bps > BPS ||
+	    c->fee_r_bps < 0 || c->fee_r_bps > BPS || amount < 0)
+		return MONEY_UNPRICEABLE;
+	in->spread_bps = (int)(c->spread_s_bps + c->spread_r_bps);
+	in->fee_s_bps = (int)c->fee_s_bps;
+	in->fee_r_bps = (int)c->fee_r_bps;
+	rc = amount == 0 ? rate_only(in, out) : money_quote_price(in, out);
+	return rc == 0 ? MONEY_PRICED : MONEY_UNPRICEABLE;
 }

@@ -103,6 +103,8 @@ const struct route_def routes[ROUTE__MAX] = {
 	[ROUTE_POST_QUOTES_ONE_EXECUTE] =
 	    { M_POST, "/quotes/{quoteId}/execute", h_quotes_execute, PERM_MANAGE,
 	      RF_BODY_NONE, NULL },
+	[ROUTE_GET_EXCHANGE_RATES] =
+	    { M_GET, "/exchange-rates", h_rates_list, PERM_VIEW, 0, NULL },
 	[ROUTE_GET_WEBHOOKS_SIGNING_KEY] =
 	    { M_GET, "/webhooks/signing-key", h_webhooks_signing_key, PERM_VIEW, 0, NULL },
 	[ROUTE_POST_WEBHOOKS_SIGNING_KEY_ROTATE] =

@@ -87,7 +87,13 @@ int db_profile_update(struct db *db, const char *platform, const int64_t *spread
 /* Sets a sandbox BTC reference price. */
 int db_fx_set(struct db *db, const char *currency, int64_t price);
 
-/* All reference prices: currency, price, updated_at. */
+/*
+ * Removes the sandbox BTC reference price of currency; *price receives the
+ * price it had.  DB_OK, DB_NOT_FOUND (it had none) or a failure.
+ */
+int db_fx_unset(struct db *db, const char *currency, int64_t *price);
+
+/* All reference prices, in order of currency: currency, price, updated_at. */
 int db_fx_list(struct db *db, struct db_rows *out);
 
 /*

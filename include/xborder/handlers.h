@@ -58,6 +58,7 @@ enum route {
 	ROUTE_GET_QUOTES,
 	ROUTE_GET_QUOTES_ONE,
 	ROUTE_POST_QUOTES_ONE_EXECUTE,
+	ROUTE_GET_EXCHANGE_RATES,
 	ROUTE_GET_WEBHOOKS_SIGNING_KEY,
 	ROUTE_POST_WEBHOOKS_SIGNING_KEY_ROTATE,
 	ROUTE_POST_WEBHOOKS_TEST,
@@ -117,6 +118,8 @@ int h_quotes_create(struct req *req);
 int h_quotes_list(struct req *req);
 int h_quotes_get(struct req *req);
 int h_quotes_execute(struct req *req);
+
+int h_rates_list(struct req *req);
 int h_transactions_list(struct req *req);
 
 int h_webhooks_signing_key(struct req *req);
@@ -230,6 +233,10 @@ const struct currency_cfg *currency_entry(const struct platform_config *c,
 
 /* Answers 400 CURRENCY_NOT_ENABLED (details.currency); returns -1. */
 int currency_not_enabled_reply(struct req *req, const char *currency, const char *direction);
+
+/* The same, naming field (a query parameter, say) in details; returns -1. */
+int currency_not_enabled_at_reply(struct req *req, const char *field, const char *currency,
+    const char *direction);
 
 /*
  * Answers 400 CURRENCY_NOT_ENABLED unless platform supports currency (with

@@ -61,4 +61,44 @@ struct money_quote {
  */
 int money_quote_price(const struct money_quote_in *in, struct money_quote *out);
 
+/*
+ * One corridor as the store gives it: the two currencies, their reference
+ * prices and the settings of the sending and the receiving platform
+ * (decisions.md section 9).  A quote to a PPV address of another platform
+ * takes each setting from its own platform; a payout and GET
+ * /exchange-rates (section 14) take both sides from the one platform.
+ */
+struct money_corridor {
+	const char	*send_currency;	/* ISO 4217 code of the sending currency */
+	const char	*recv_currency;	/* ... of the receiving currency */
+	int64_t		 ps, pr;	/* their BTC reference prices, minor units per BTC */
+	int64_t		 spread_s_bps;	/* sending platform's btcFiatSpreadBps, 0..10000 */
+	int64_t		 spread_r_bps;	/* receiving platform's btcFiatSpreadBps, 0..10000 */
+	int64_t		 fee_s_bps;	/* sending platform's senderServiceFeeBps, 0..10000 */
+	int64_t		 fee_r_bps;	/* receiving platform's receiverServiceFeeBps, 0..10000 */
+};
+
+/* What money_corridor_price() says of a corridor. */
+enum money_price_rc {
+	MONEY_PRICED = 0,
+	MONEY_UNKNOWN_SEND,	/* the sending currency is not in the service's table */
+	MONEY_UNKNOWN_RECV,	/* the receiving currency is not */
+	MONEY_UNPRICEABLE	/* spread >= 10000, R < 1, a result past 64 bits, a setting out of range */
+};
+
+/*
+ * Prices amount on corridor c: the one pricing of POST /quotes and GET
+ * /exchange-rates.  It derives the inputs of money_quote_price() from the
+ * corridor (exponents from the currency table, sp = spread_s_bps +
+ * spread_r_bps, Fs = fee_s_bps, Fr = fee_r_bps) and prices the amount,
+ * locked on the sending side when lock_sending is 1, on the receiving side
+ * when it is 0.  With amount 0 it gives the rate alone: out->rate is set
+ * (the same string a quote of any amount on the corridor carries) and
+ * every amount of *out is 0.  c is borrowed; *in receives the inputs used
+ * (as far as they could be derived) and *out the result; neither holds
+ * pointers.  Returns MONEY_PRICED or why not (*out then zeroed).
+ */
+enum money_price_rc money_corridor_price(const struct money_corridor *c, int lock_sending,
+    int64_t amount, struct money_quote_in *in, struct money_quote *out);
+
 #endif

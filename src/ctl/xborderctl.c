@@ -15,6 +15,7 @@
 
 #include <errno.h>
 #include <getopt.h>
+#include <inttypes.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -263,6 +264,30 @@ cmd_fx_set(struct db *db, const struct conf *conf, int argc, char **argv)
 	if (db_fx_set(db, argv[1], price) != DB_OK)
 		die("fx-set: %s", db_error(db));
 	printf("%s\t%s\n", argv[1], argv[2]);
+	return 0;
+}
+
+/*
+ * fx-unset CURRENCY: removes a reference price, so that quotes and rates in
+ * that currency need one again; prints the currency and the price it had.
+ * A currency that has none is refused (exit 1).
+ */
+static int
+cmd_fx_unset(struct db *db, const struct conf *conf, int argc, char **argv)
+{
+	(void)conf;
+	int64_t price;
+	int rc;
+
+	if (argc != 2)
+		usage();
+	if (money_currency(argv[1]) == NULL)
+		die("unknown currency %s", argv[1]);
+	if ((rc = db_fx_unset(db, argv[1], &price)) == DB_NOT_FOUND)
+		die("fx-unset: %s has no reference price", argv[1]);
+	if (rc != DB_OK)
+		die("fx-unset: %s", db_error(db));
+	printf("%s\t%" PRId64 "\n", argv[1], price);
 	return 0;
 }
 
@@ -644,6 +669,8 @@ static const struct command {
 	    "give a platform's root token a new secret, printed once" },
 	{ "fx-set", cmd_fx_set, 1, 0, " CURRENCY PRICE_MINOR_PER_BTC",
 	    "set a sandbox FX reference price" },
+	{ "fx-unset", cmd_fx_unset, 1, 0, " CURRENCY",
+	    "remove a sandbox FX reference price" },
 	{ "fx-list", cmd_fx_list, 1, 0, "",
 	    "list the sandbox FX reference prices" },
 	{ "ledger-check", cmd_ledger_check, 1, 0, "",

@@ -457,10 +457,14 @@ function gen() {
           expect: { status: 400, code: 'INVALID_REQUEST', details: [p.name] } });
     }
 
-    // Query parameters: given twice, NUL, not UTF-8.
+    // Query parameters: given twice, NUL, not UTF-8; the operation's other
+    // required query parameters given valid values, so only this one is wrong.
     for (const p of op.query) {
       const s = deref(p.schema || {});
       const v = encodeURIComponent(String(validValue(s, p.name)));
+      const others = op.query.filter((q) => q.required && q.name !== p.name)
+        .map((q) => `&${q.name}=${encodeURIComponent(String(validValue(deref(q.schema || {}), q.name)))}`)
+        .join('');
       const qcases = [
         ['given twice', `${p.name}=${v}&${p.name}=${v}`],
         ['with a NUL', `${p.name}=${v}%00`],
@@ -470,7 +474,7 @@ function gen() {
       ];
       for (const [what, qs] of qcases)
         add({ op: op.key, name: `${op.key}: query ${p.name} ${what}`, method: op.method,
-          url: `${path}?${qs}`, ...(bodyOp ? { body: validBodyText } : {}),
+          url: `${path}?${qs}${others}`, ...(bodyOp ? { body: validBodyText } : {}),
           expect: { status: 400, code: 'INVALID_REQUEST', details: [p.name] } });
     }
 

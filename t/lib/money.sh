@@ -329,27 +329,52 @@ set_currencies() {
 }
 
 # fx_prices CUR=PRICE...: sets reference prices with xborderctl fx-set; at
-# exit the currencies set get back the prices they had before (a currency
-# that had none keeps the new one: there is no fx-unset) (1 test).
+# exit the currencies set or unset get back what they had before: their
+# price, or none (xborderctl fx-unset) (1 test).
 fx_prices() {
     local kv ok=1
-    if [[ -z ${_FX_SAVED+x} ]]; then
-        _FX_SAVED=$(xbctl fx-list 2>/dev/null)
-        _FX_SET=" "
-        at_exit '_fx_restore'
-    fi
+    _fx_save
     for kv in "$@"; do
         xbctl fx-set "${kv%%=*}" "${kv#*=}" >/dev/null || ok=0
         _FX_SET+="${kv%%=*} "
     done
     ok "$ok" "xborderctl fx-set $*"
 }
+
+# fx_unset CUR...: removes reference prices with xborderctl fx-unset, each
+# of which must have one; restored at exit as fx_prices does (1 test).
+fx_unset() {
+    local c ok=1
+    _fx_save
+    for c in "$@"; do
+        xbctl fx-unset "$c" >/dev/null || ok=0
+        _FX_SET+="$c "
+    done
+    ok "$ok" "xborderctl fx-unset $*"
+}
+
+_fx_save() {
+    if [[ -z ${_FX_SAVED+x} ]]; then
+        _FX_LISTED=0
+        _FX_SAVED=$(xbctl fx-list 2>/dev/null) && _FX_LISTED=1
+        _FX_SET=" "
+        at_exit '_fx_restore'
+    fi
+}
 _fx_restore() {
-    local cur price rest
+    local cur price rest had=" "
     while IFS=$'\t' read -r cur price rest; do
+        [[ -n $cur ]] && had+="$cur "
         if [[ $_FX_SET == *" $cur "* && $price =~ ^[0-9]+$ ]]; then
             xbctl fx-set "$cur" "$price" >/dev/null || return 1
         fi
     done <<<"$_FX_SAVED"
+    # Unset only what the saved list shows had no price.
+    ((_FX_LISTED)) || return 0
+    for cur in $_FX_SET; do
+        if [[ $had != *" $cur "* ]]; then
+            xbctl fx-unset "$cur" >/dev/null 2>&1
+        fi
+    done
     return 0
 }

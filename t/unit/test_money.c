@@ -739,3 +739,175 @@ Test(money_fx, properties_full_range, .timeout = 120)
 	cr_assert_gt(priced, FX_ITERATIONS / 10, "priced %ld", priced);
 	cr_assert_gt(refused, FX_ITERATIONS / 20, "refused %ld", refused);
 }
+
+/*
+ * money_corridor_price(): the one pricing of POST /quotes and GET
+ * /exchange-rates.  Prices as above: USD 10000000, JPY 15000000 (0
+ * decimals), KWD 30000000 (3 decimals) minor units per BTC.
+ */
+
+/* c priced at amount must give exactly want (and rc MONEY_PRICED). */
+static void
+corridor_is(const struct money_corridor *c, int lock_sending, int64_t amount,
+    const struct money_quote *want, const char *name)
+{
+	struct money_quote_in in;
+	struct money_quote q;
+
+	memset(&q, 0x5a, sizeof(q));
+	cr_assert_eq(money_corridor_price(c, lock_sending, amount, &in, &q), MONEY_PRICED,
+	    "%s", name);
+	cr_assert_eq(q.send, want->send, "%s: S %" PRId64, name, q.send);
+	cr_assert_eq(q.receive, want->receive, "%s: R %" PRId64, name, q.receive);
+	cr_assert_eq(q.principal, want->principal, "%s: P %" PRId64, name, q.principal);
+	cr_assert_eq(q.fees, want->fees, "%s: fees %" PRId64, name, q.fees);
+	cr_assert_eq(q.fee_sender, want->fee_sender, "%s: fee_sender", name);
+	cr_assert_eq(q.fee_receiver, want->fee_receiver, "%s: fee_receiver", name);
+	cr_assert_str_eq(q.rate, want->rate, "%s: rate %s", name, q.rate);
+}
+
+Test(money_corridor, hand_worked)
+{
+	/* usd_jpy_send_fees_spread above, as a corridor: sp = 100 + 100. */
+	struct money_corridor c = { "USD", "JPY", 10000000, 15000000, 100, 100, 100, 50 };
+	const struct money_quote usd_jpy = { 10000, 14482, 9852, 148, 99, 49, "147.00000000" };
+	const struct money_quote usd_jpy_rate = { 0, 0, 0, 0, 0, 0, "147.00000000" };
+	struct money_quote_in in;
+	struct money_quote q;
+
+	corridor_is(&c, 1, 10000, &usd_jpy, "USD->JPY SENDING 10000");
+	/* The inputs it used, as POST /quotes stores them. */
+	cr_assert_eq(money_corridor_price(&c, 1, 10000, &in, &q), MONEY_PRICED);
+	cr_assert_eq(in.spread_bps, 200);
+	cr_assert_eq(in.fee_s_bps, 100);
+	cr_assert_eq(in.fee_r_bps, 50);
+	cr_assert_eq(in.es, 2);
+	cr_assert_eq(in.er, 0);
+	cr_assert_eq(in.ps, 10000000);
+	cr_assert_eq(in.pr, 15000000);
+	/* Amount 0: the rate alone, the same string. */
+	corridor_is(&c, 1, 0, &usd_jpy_rate, "USD->JPY rate");
+	corridor_is(&c, 0, 0, &usd_jpy_rate, "USD->JPY rate, RECEIVING");
+
+	/* USD -> KWD at 0.3, no spread, no fees: $100.00 is 30.000 KWD. */
+	c = (struct money_corridor){ "USD", "KWD", 10000000, 30000000, 0, 0, 0, 0 };
+	corridor_is(&c, 1, 10000, &(struct money_quote){ 10000, 30000, 10000, 0, 0, 0,
+	    "0.30000000" }, "USD->KWD SENDING 10000");
+	/* JPY -> KWD: 1 yen is 0.002 KWD, 2 fils. */
+	c = (struct money_corridor){ "JPY", "KWD", 15000000, 30000000, 0, 0, 0, 0 };
+	corridor_is(&c, 1, 1, &(struct money_quote){ 1, 2, 1, 0, 0, 0, "0.00200000" },
+	    "JPY->KWD SENDING 1");
+	/* KWD -> JPY: 1 KWD (1000 fils) is 500 yen. */
+	c = (struct money_corridor){ "KWD", "JPY", 30000000, 15000000, 0, 0, 0, 0 };
+	corridor_is(&c, 1, 1000, &(struct money_quote){ 1000, 500, 1000, 0, 0, 0,
+	    "500.00000000" }, "KWD->JPY SENDING 1000");
+	/* A currency to itself is a corridor like any other: the spread and fees apply. */
+	c = (struct money_corridor){ "USD", "USD", 10000000, 10000000, 25, 25, 60, 15 };
+	corridor_is(&c, 1, 0, &(struct money_quote){ 0, 0, 0, 0, 0, 0, "0.99500000" },
+	    "USD->USD rate");
+}
+
+Test(money_corridor, refusals)
+{
+	const struct money_corridor ok = { "USD", "JPY", 10000000, 15000000, 100, 100, 100, 50 };
+	struct money_corridor c;
+	struct money_quote_in in;
+	struct money_quote q;
+
+#define REFUSED(want, amount) do {						\
+	memset(&q, 0x5a, sizeof(q));						\
+	cr_assert_eq(money_corridor_price(&c, 1, (amount), &in, &q), (want));	\
+	cr_assert_eq(q.send, 0);						\
+	cr_assert_eq(q.receive, 0);						\
+	cr_assert_eq(q.rate[0], '\0');						\
+} while (0)
+	c = ok;
+	c.send_currency = "XXQ";
+	REFUSED(MONEY_UNKNOWN_SEND, 0);
+	c.send_currency = NULL;
+	REFUSED(MONEY_UNKNOWN_SEND, 100);
+	c = ok;
+	c.recv_currency = "usd";
+	REFUSED(MONEY_UNKNOWN_RECV, 0);
+	/* A spread of 10000 or more: no rate, no amount. */
+	c = ok;
+	c.spread_s_bps = c.spread_r_bps = 5000;
+	REFUSED(MONEY_UNPRICEABLE, 0);
+	REFUSED(MONEY_UNPRICEABLE, 10000);
+	c.spread_s_bps = 10000;
+	c.spread_r_bps = 0;
+	REFUSED(MONEY_UNPRICEABLE, 0);
+	c.spread_s_bps = 4999;
+	c.spread_r_bps = 5000;
+	cr_assert_eq(money_corridor_price(&c, 1, 0, &in, &q), MONEY_PRICED);
+	cr_assert_str_eq(q.rate, "0.01500000");
+	/* R < 1: fees of 200% leave no principal from one cent; the rate stands. */
+	c = ok;
+	c.fee_s_bps = c.fee_r_bps = 10000;
+	REFUSED(MONEY_UNPRICEABLE, 1);
+	cr_assert_eq(money_corridor_price(&c, 1, 0, &in, &q), MONEY_PRICED);
+	/* Past 64 bits. */
+	c = ok;
+	c.pr = INT64_MAX;
+	REFUSED(MONEY_UNPRICEABLE, INT64_MAX);
+	/* Every setting out of its range. */
+	c = ok; c.spread_s_bps = -1; REFUSED(MONEY_UNPRICEABLE, 0);
+	c = ok; c.spread_r_bps = 10001; REFUSED(MONEY_UNPRICEABLE, 0);
+	c = ok; c.spread_s_bps = INT64_MAX; REFUSED(MONEY_UNPRICEABLE, 0);
+	c = ok; c.fee_s_bps = 10001; REFUSED(MONEY_UNPRICEABLE, 0);
+	c = ok; c.fee_r_bps = -1; REFUSED(MONEY_UNPRICEABLE, 0);
+	c = ok; c.fee_r_bps = INT64_MIN; REFUSED(MONEY_UNPRICEABLE, 100);
+	c = ok; c.ps = 0; REFUSED(MONEY_UNPRICEABLE, 0);
+	c = ok; c.pr = -1; REFUSED(MONEY_UNPRICEABLE, 100);
+	c = ok; REFUSED(MONEY_UNPRICEABLE, -1);
+	cr_assert_eq(money_corridor_price(&c, 2, 100, &in, &q), MONEY_UNPRICEABLE);
+#undef REFUSED
+}
+
+/*
+ * Random corridors over the currency table: the corridor gives exactly
+ * what money_quote_price() gives for the inputs it derives, and the rate
+ * alone (amount 0) is the rate of every priced amount.
+ */
+Test(money_corridor, same_as_quote_price, .timeout = 120)
+{
+	static const char *const codes[] = { "USD", "JPY", "KWD", "EUR", "BHD", "CLP",
+	    "MXN", "VND" };
+	const size_t ncodes = sizeof(codes) / sizeof(codes[0]);
+	uint64_t seed = 0x6a09e667f3bcc909ULL;
+	long priced = 0;
+
+	for (long i = 0; i < 50000; i++) {
+		struct money_corridor c;
+		struct money_quote_in in, in2;
+		struct money_quote q, q2, r;
+		enum money_price_rc rc;
+		int lock = (int)xs_range(&seed, 0, 1), rrc;
+
+		c.send_currency = codes[xs_range(&seed, 0, (int64_t)ncodes - 1)];
+		c.recv_currency = codes[xs_range(&seed, 0, (int64_t)ncodes - 1)];
+		c.ps = xs_mag(&seed, 10000000000000LL);
+		c.pr = xs_mag(&seed, 10000000000000LL);
+		c.spread_s_bps = xs_bps(&seed, 10000);
+		c.spread_r_bps = xs_bps(&seed, 10000);
+		c.fee_s_bps = xs_bps(&seed, 10000);
+		c.fee_r_bps = xs_bps(&seed, 10000);
+		rc = money_corridor_price(&c, lock, xs_mag(&seed, 1000000000000LL), &in, &q);
+		in2 = (struct money_quote_in){ c.ps, c.pr,
+		    money_currency(c.send_currency)->exponent,
+		    money_currency(c.recv_currency)->exponent,
+		    (int)(c.spread_s_bps + c.spread_r_bps), (int)c.fee_s_bps,
+		    (int)c.fee_r_bps, lock, in.amount };
+		cr_assert_eq(memcmp(&in, &in2, sizeof(in)), 0, "#%ld: inputs", i);
+		rrc = money_quote_price(&in2, &q2);
+		cr_assert_eq(rc == MONEY_PRICED, rrc == 0, "#%ld: rc %d vs %d", i, rc, rrc);
+		cr_assert_eq(memcmp(&q, &q2, sizeof(q)), 0, "#%ld: result", i);
+		rc = money_corridor_price(&c, lock, 0, &in, &r);
+		cr_assert_eq(rc == MONEY_PRICED, in2.spread_bps < 10000, "#%ld: rate alone", i);
+		if (rrc == 0) {
+			cr_assert_str_eq(r.rate, q2.rate, "#%ld: rate", i);
+			priced++;
+		}
+	}
+	cr_assert_gt(priced, 10000, "priced %ld", priced);
+}
