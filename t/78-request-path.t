@@ -342,7 +342,9 @@ ok "$(awk -v s="$st" -v n="$K" 'BEGIN { exit !(s / n <= 14.5) }' && echo 1)" \
 # account, and a batch more if the jobs fall due apart: at most 1.6.
 # Settled one by one (a customer lock, the transaction read twice, its own
 # postings, status change, count and event) they cost 9.32.
-sleep 0.5 # every settlement job is due
+# Every settlement job is due: waited on the jobs' own run_at.
+not_due() { sql "SELECT COUNT(*) FROM jobs WHERE platform_id = '$T78_PLATFORM' AND done_at IS NULL AND run_at > UTC_TIMESTAMP(3)"; }
+wait_for '[[ $(not_due) == 0 ]]' 5 || diag "settlement jobs still not due after 5 s"
 kill -CONT "$wpid"
 ok "$(wait_for '[[ $(pending) == 0 ]]' 30 && echo 1)" "transfer-out: the $K payouts settle"
 # A batch's job lines are written after its commit, which is what pending
