@@ -70,10 +70,15 @@ purge_events_tx(struct db *db, void *arg)
 	" AND created_at < UTC_TIMESTAMP(3) - INTERVAL 30 DAY AND status <> 'PENDING'" \
 	" ORDER BY created_at, seq" PURGE_LIMIT
 	static const char lock[] = "SELECT id " OLD_EVENTS " FOR UPDATE";
-	/* An event has at most about WH_ATTEMPTS_KEPT attempts (db_webhooks.c). */
+	/*
+	 * An event has at most about WH_ATTEMPTS_KEPT attempts (db_webhooks.c).
+	 * A join from the events' ids, each to its rows by the primary key: a
+	 * DELETE ... WHERE event_id IN (subquery) reads every attempt of the
+	 * table in MariaDB 10.11 (no semi-join for a single-table DELETE).
+	 */
 	static const char attempts[] =
-	    "DELETE FROM webhook_attempts WHERE platform_id = ? AND event_id IN"
-	    " (SELECT id FROM (SELECT id " OLD_EVENTS ") old)";
+	    "DELETE a FROM (SELECT id " OLD_EVENTS ") old"
+	    " JOIN webhook_attempts a ON a.event_id = old.id WHERE a.platform_id = ?";
 	static const char events[] = "DELETE " OLD_EVENTS;
 #undef OLD_EVENTS
 	struct purge_events_args *p = arg;
