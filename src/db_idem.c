@@ -2,7 +2,7 @@
  * db_idem.c: SQL of idempotency records (decisions.md section 3): a claim
  * taken before a write runs, its answer kept for replay, a claim dropped
  * when nothing was committed; and the purge of old records, done jobs and
- * delivered webhook events in bounded statements.
+ * delivered webhook events (with their attempts) in bounded statements.
  */
 #include "config.h"
 
@@ -43,6 +43,76 @@ purge(struct db *db, const char *sql, const struct db_val *a, size_t na, uint64_
 	return DB_OK;
 }
 
+struct purge_events_args {
+	const char	*platform;
+	uint64_t	 events, attempts;
+};
+
+/*
+ * One batch of platform's old events and their attempts, in one database
+ * transaction: the events are locked first, so the attempt an event is
+ * getting meanwhile (recorded under the event's lock, db_wh_result) either
+ * committed before and goes with it, or finds the event gone and is not
+ * recorded: no attempt outlives its event.
+ */
+static int
+purge_events_tx(struct db *db, void *arg)
+{
+	/*
+	 * The delivery log keeps 30 days of finished events.  Platform by
+	 * platform, so that each statement walks (platform_id, created_at) of
+	 * ix_webhook_events_list to the old rows only: without the platform,
+	 * MariaDB read every finished event of every platform a minute.  The
+	 * three statements name the same PURGE_ROWS events (in the same
+	 * order, and locked by the first).
+	 */
+#define OLD_EVENTS "FROM webhook_events WHERE platform_id = ?" \
+	" AND created_at < UTC_TIMESTAMP(3) - INTERVAL 30 DAY AND status <> 'PENDING'" \
+	" ORDER BY created_at, seq" PURGE_LIMIT
+	static const char lock[] = "SELECT id " OLD_EVENTS " FOR UPDATE";
+	/*
+	 * An event has at most about WH_ATTEMPTS_KEPT attempts (db_webhooks.c).
+	 * A join from the events' ids, each to its rows by the primary key: a
+	 * DELETE ... WHERE event_id IN (subquery) reads every attempt of the
+	 * table in MariaDB 10.11 (no semi-join for a single-table DELETE).
+	 */
+	static const char attempts[] =
+	    "DELETE a FROM (SELECT id " OLD_EVENTS ") old"
+	    " JOIN webhook_attempts a ON a.event_id = old.id WHERE a.platform_id = ?";
+	static const char events[] = "DELETE " OLD_EVENTS;
+#undef OLD_EVENTS
+	struct purge_events_args *p = arg;
+	struct db_val a[] = { DBS(p->platform), DBS(p->platform) };
+	struct db_rows r;
+	int rc;
+
+	p->events = p->attempts = 0;
+	if ((rc = db_query(db, lock, a, 1, &r)) != DB_OK)
+		return rc;
+	db_rows_free(&r);
+	if ((rc = db_exec(db, attempts, a, 2, &p->attempts)) != DB_OK)
+		return rc;
+	return db_exec(db, events, a, 1, &p->events);
+}
+
+/* purge() of platform's old events, each batch with its attempts. */
+static int
+purge_events(struct db *db, const char *platform, uint64_t *n, int *more)
+{
+	for (int i = 0; i < PURGE_STATEMENTS; i++) {
+		struct purge_events_args p = { platform, 0, 0 };
+		int rc;
+
+		if ((rc = db_transact(db, purge_events_tx, &p)) != DB_OK)
+			return rc;
+		*n += p.events + p.attempts;
+		if (p.events < PURGE_ROWS)
+			return DB_OK;
+	}
+	*more = 1;
+	return DB_OK;
+}
+
 int
 db_idem_purge(struct db *db, uint64_t *n, int *more)
 {
@@ -51,16 +121,6 @@ db_idem_purge(struct db *db, uint64_t *n, int *more)
 	static const char jobs[] =
 	    "DELETE FROM jobs WHERE done_at < UTC_TIMESTAMP(3) - INTERVAL 1 DAY" PURGE_LIMIT;
 	static const char platforms[] = "SELECT id FROM platforms";
-	/*
-	 * The delivery log keeps 30 days of finished events.  Platform by
-	 * platform, so that each statement walks (platform_id, created_at) of
-	 * ix_webhook_events_list to the old rows only: without the platform,
-	 * MariaDB read every finished event of every platform a minute.
-	 */
-	static const char events[] =
-	    "DELETE FROM webhook_events WHERE platform_id = ?"
-	    " AND created_at < UTC_TIMESTAMP(3) - INTERVAL 30 DAY AND status <> 'PENDING'"
-	    " ORDER BY created_at" PURGE_LIMIT;
 	struct db_rows r;
 	int rc;
 
@@ -70,11 +130,8 @@ db_idem_purge(struct db *db, uint64_t *n, int *more)
 	    (rc = purge(db, jobs, NULL, 0, n, more)) != DB_OK ||
 	    (rc = db_query(db, platforms, NULL, 0, &r)) != DB_OK)
 		return rc;
-	for (size_t i = 0; i < r.nrows && rc == DB_OK; i++) {
-		struct db_val a[] = { DBS(db_cell(&r, i, 0)) };
-
-		rc = purge(db, events, a, NARGS(a), n, more);
-	}
+	for (size_t i = 0; i < r.nrows && rc == DB_OK; i++)
+		rc = purge_events(db, db_cell(&r, i, 0), n, more);
 	db_rows_free(&r);
 	return rc;
 }

@@ -1,6 +1,7 @@
 /*
- * h_common.c: what several handlers need: list parameters and envelopes,
- * the sandbox platform-scope header, and body validation that answers.
+ * h_common.c: what several handlers need: list parameters, filters
+ * (dates among them) and envelopes, the sandbox platform-scope header, and
+ * body validation that answers.
  */
 #include "config.h"
 
@@ -160,6 +161,33 @@ list_filters_or_reply(struct req *req, const struct list_filter *f,
 			break;
 		}
 		vals[i] = v;
+	}
+	return 0;
+}
+
+int
+date_filters_or_reply(struct req *req, char start[32], char end[32], const char **s,
+    const char **e)
+{
+	static const char rule[] =
+	    "must be a date (YYYY-MM-DD) or a UTC date-time (YYYY-MM-DDTHH:MM:SS[.sss]Z)";
+	const char *v;
+	int k;
+
+	*s = *e = NULL;
+	if ((k = query_or_reply(req, "startDate", &v)) < 0)
+		return -1;
+	if (k == 1) {
+		if (valid_datetime_param(v, 0, start) < 0)
+			return resp_invalid(req, "startDate", rule);
+		*s = start;
+	}
+	if ((k = query_or_reply(req, "endDate", &v)) < 0)
+		return -1;
+	if (k == 1) {
+		if (valid_datetime_param(v, 1, end) < 0)
+			return resp_invalid(req, "endDate", rule);
+		*e = end;
 	}
 	return 0;
 }

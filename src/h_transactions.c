@@ -47,9 +47,8 @@ transaction_not_found_reply(struct req *req)
 }
 
 int
-transaction_id_or_reply(struct req *req, char id[37])
+transaction_ref_or_reply(struct req *req, const char *v, char id[37])
 {
-	const char *v = req_param(req, 0);
 	size_t n = strlen(v);
 
 	if (n == 0 || n > 128)
@@ -61,6 +60,12 @@ transaction_id_or_reply(struct req *req, char id[37])
 	if (ids_parse(v, "Transaction", 0, id) < 0)
 		id[0] = '\0';	/* opaque and not ours: not found */
 	return 0;
+}
+
+int
+transaction_id_or_reply(struct req *req, char id[37])
+{
+	return transaction_ref_or_reply(req, req_param(req, 0), id);
 }
 
 int
@@ -139,8 +144,7 @@ transactions_query(struct req *req, struct txn_list_query *q)
 		{ "status", LF_ENUM, statuses, NULL },
 		{ NULL, 0, NULL, NULL }
 	};
-	const char *vals[4], *v;
-	int k;
+	const char *vals[4];
 
 	memset(q, 0, sizeof(*q));
 	if (list_params_or_reply(req, 20, 100, &q->limit, &q->cursor) < 0 ||
@@ -150,23 +154,7 @@ transactions_query(struct req *req, struct txn_list_query *q)
 	q->f.platform_customer_id = vals[1];
 	q->f.type = vals[2];
 	q->f.status = vals[3];
-	if ((k = query_or_reply(req, "startDate", &v)) < 0)
-		return -1;
-	if (k == 1) {
-		if (valid_datetime_param(v, 0, q->start) < 0)
-			return resp_invalid(req, "startDate",
-			    "must be a date (YYYY-MM-DD) or a UTC date-time (YYYY-MM-DDTHH:MM:SS[.sss]Z)");
-		q->f.start = q->start;
-	}
-	if ((k = query_or_reply(req, "endDate", &v)) < 0)
-		return -1;
-	if (k == 1) {
-		if (valid_datetime_param(v, 1, q->end) < 0)
-			return resp_invalid(req, "endDate",
-			    "must be a date (YYYY-MM-DD) or a UTC date-time (YYYY-MM-DDTHH:MM:SS[.sss]Z)");
-		q->f.end = q->end;
-	}
-	return 0;
+	return date_filters_or_reply(req, q->start, q->end, &q->f.start, &q->f.end);
 }
 
 static int

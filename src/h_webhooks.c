@@ -4,7 +4,9 @@
  * has its own, wh_keys.c) and POST /webhooks/signing-key/rotate replaces
  * it; POST /webhooks/test makes one signed call to the platform's endpoint
  * and reports what it answered;
- * GET /webhooks/deliveries is the platform's delivery log and POST
+ * GET /webhooks/deliveries is the platform's delivery log, GET
+ * /webhooks/deliveries/{webhookId} one of its events with the body every
+ * attempt sends and its last attempts, and POST
  * /webhooks/deliveries/{webhookId}/retry queues one of its events again.
  * Delivery itself is xborder-worker's (src/worker/deliver.c).
  */
@@ -26,6 +28,8 @@
 #include "xborder/gate.h"
 #include "xborder/handlers.h"
 #include "xborder/ids.h"
+#include "xborder/jtext.h"
+#include "xborder/log.h"
 #include "xborder/request.h"
 #include "xborder/resp.h"
 #include "xborder/util.h"
@@ -273,6 +277,36 @@ json_delivery(const struct wh_event *e)
 	return o;
 }
 
+/*
+ * The delivery log's own filters beyond status and type: transactionId
+ * (opaque, as the path parameter: 400 only when empty, over 128 bytes or
+ * not printable ASCII; *none when it names no transaction of ours) and
+ * startDate/endDate as GET /transactions reads them.  0, or -1 answered.
+ */
+static int
+deliveries_query(struct req *req, struct wh_filter *f, char txn[37], char start[32],
+    char end[32], int *none)
+{
+	const char *v = NULL;
+	int k;
+
+	*none = 0;
+	if ((k = query_or_reply(req, "transactionId", &v)) < 0)
+		return -1;
+	if (k == 1) {
+		if (transaction_ref_or_reply(req, v, txn) < 0)
+			return -1;
+		f->transaction_id = txn;
+		*none = txn[0] == '\0';
+	}
+	return date_filters_or_reply(req, start, end, &f->start, &f->end);
+}
+
+/*
+ * GET /webhooks/deliveries: the platform's delivery log, newest first,
+ * filtered by status, type, transactionId, startDate and endDate.  200;
+ * 400 naming a malformed or repeated parameter.
+ */
 int
 h_webhooks_deliveries(struct req *req)
 {
@@ -282,27 +316,127 @@ h_webhooks_deliveries(struct req *req)
 		{ NULL, 0, NULL, NULL }
 	};
 	const char *vals[2];
-	char ids[2][37];
-	int64_t limit, cursor, total;
-	struct wh_event *list;
-	size_t n;
+	char ids[2][37], txn[37], start[32], end[32];
+	struct wh_filter f = { NULL, NULL, NULL, NULL, NULL };
+	int64_t limit, cursor, total = 0;
+	struct wh_event *list = NULL;
+	size_t n = 0;
 	json_object *data;
 	struct db *db;
-	int rc;
+	int rc, none;
 
 	if (list_params_or_reply(req, 20, 100, &limit, &cursor) < 0 ||
-	    list_filters_or_reply(req, filters, vals, ids) < 0)
+	    list_filters_or_reply(req, filters, vals, ids) < 0 ||
+	    deliveries_query(req, &f, txn, start, end, &none) < 0)
 		return -1;
-	if ((db = req_db_or_reply(req)) == NULL)
-		return -1;
-	if ((rc = db_wh_list(db, req->platform_id, vals[0], vals[1], limit, cursor, &list, &n,
-	    &total)) != DB_OK)
-		return req_db_fail(req, rc);
+	f.status = vals[0];
+	f.type = vals[1];
+	/* A transactionId that is not one of ours matches nothing: no query. */
+	if (!none) {
+		if ((db = req_db_or_reply(req)) == NULL)
+			return -1;
+		if ((rc = db_wh_list(db, req->platform_id, &f, limit, cursor, &list, &n,
+		    &total)) != DB_OK)
+			return req_db_fail(req, rc);
+	}
 	data = json_object_new_array_ext((int)n);
 	for (size_t i = 0; i < n; i++)
 		json_object_array_add(data, json_delivery(&list[i]));
 	free(list);
 	resp_json(req, 200, list_envelope(data, cursor, total, LIST_END_NULL));
+	return 0;
+}
+
+/* The webhookId path parameter into id; 400 naming it when malformed. */
+static int
+webhook_id_or_reply(struct req *req, char id[UUID_LEN + 1])
+{
+	if (ids_parse(req_param(req, 0), "Webhook", 0, id) < 0 || !ids_is_uuid4(id))
+		return resp_invalid(req, "webhookId", "must be Webhook:<uuid>");
+	return 0;
+}
+
+static int
+event_not_found_reply(struct req *req)
+{
+	return resp_error(req, 404, "NOT_FOUND", "No such webhook event.", NULL);
+}
+
+/* One entry of an event's attemptLog. */
+static json_object *
+json_attempt(const struct wh_attempt *a)
+{
+	json_object *o = json_object_new_object();
+	const char *why = wh_reason_text(a->error);
+
+	json_put(o, "at", json_object_new_string(a->at));
+	json_put(o, "responseStatus",
+	    a->response_status >= 0 ? json_object_new_int64(a->response_status) : NULL);
+	json_put(o, "error", a->response_status >= 0 ? NULL :
+	    json_object_new_string(why != NULL ? why : wh_reason_text(WH_NO_RESPONSE)));
+	json_put(o, "durationMs", json_object_new_int64(a->duration_ms));
+	json_put(o, "manual", json_object_new_boolean(a->manual));
+	return o;
+}
+
+/*
+ * The item with `event`, the body every attempt sends (the stored text
+ * itself, so it is the very bytes; payload passes to the answer), and
+ * `attemptLog`.  NULL when the stored body is not a JSON object.
+ */
+static json_object *
+json_delivery_view(const struct wh_event *e, char *payload, const struct wh_attempt *a,
+    size_t n)
+{
+	json_object *o, *list, *parsed = json_tokener_parse(payload);
+	int object = parsed != NULL && json_object_is_type(parsed, json_type_object);
+
+	json_object_put(parsed);
+	if (!object) {
+		free(payload);
+		return NULL;
+	}
+	o = json_delivery(e);
+	json_put(o, "event", json_text(payload));
+	list = json_object_new_array_ext((int)n);
+	for (size_t i = 0; i < n; i++)
+		json_object_array_add(list, json_attempt(&a[i]));
+	json_put(o, "attemptLog", list);
+	return o;
+}
+
+/*
+ * GET /webhooks/deliveries/{webhookId}: one event of the delivery log
+ * with what it carries and its last 20 attempts, newest first.  200; 400
+ * (malformed webhookId), 404 NOT_FOUND (not one of the platform's logged
+ * events: another platform's, a TEST event's or an unknown id).
+ */
+int
+h_webhooks_delivery(struct req *req)
+{
+	char id[UUID_LEN + 1], *payload;
+	struct wh_attempt *attempts;
+	struct wh_event e;
+	struct db *db;
+	json_object *o;
+	size_t n;
+	int rc;
+
+	if (webhook_id_or_reply(req, id) < 0 || (db = req_db_or_reply(req)) == NULL)
+		return -1;
+	rc = db_wh_view(db, req->platform_id, id, &e, &payload, &attempts, &n);
+	if (rc == DB_NOT_FOUND)
+		return event_not_found_reply(req);
+	if (rc != DB_OK)
+		return req_db_fail(req, rc);
+	o = json_delivery_view(&e, payload, attempts, n);
+	free(attempts);
+	if (o == NULL) {
+		log_msg(LOG_LVL_ERROR, req->id, "webhook event %s: stored body is not a JSON object",
+		    id);
+		return req_db_fail(req, DB_ERR);
+	}
+	resp_json(req, 200, o);
 	return 0;
 }
 
@@ -314,13 +448,13 @@ h_webhooks_retry(struct req *req)
 	struct db *db;
 	int rc;
 
-	if (ids_parse(req_param(req, 0), "Webhook", 0, id) < 0 || !ids_is_uuid4(id))
-		return resp_invalid(req, "webhookId", "must be Webhook:<uuid>");
+	if (webhook_id_or_reply(req, id) < 0)
+		return -1;
 	if ((db = req_db_or_reply(req)) == NULL)
 		return -1;
 	rc = db_wh_retry(db, req->platform_id, id, &e);
 	if (rc == DB_NOT_FOUND)
-		return resp_error(req, 404, "NOT_FOUND", "No such webhook event.", NULL);
+		return event_not_found_reply(req);
 	if (rc == DB_CONFLICT)
 		return not_configured_reply(req);
 	if (rc != DB_OK)

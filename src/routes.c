@@ -114,6 +114,9 @@ const struct route_def routes[ROUTE__MAX] = {
 	    { M_POST, "/webhooks/test", h_webhooks_test, PERM_MANAGE, RF_BODY_NONE, NULL },
 	[ROUTE_GET_WEBHOOKS_DELIVERIES] =
 	    { M_GET, "/webhooks/deliveries", h_webhooks_deliveries, PERM_VIEW, 0, NULL },
+	[ROUTE_GET_WEBHOOKS_DELIVERIES_ONE] =
+	    { M_GET, "/webhooks/deliveries/{webhookId}", h_webhooks_delivery, PERM_VIEW, 0,
+	      NULL },
 	[ROUTE_POST_WEBHOOKS_DELIVERIES_ONE_RETRY] =
 	    { M_POST, "/webhooks/deliveries/{webhookId}/retry", h_webhooks_retry,
 	      PERM_MANAGE, RF_BODY_NONE, NULL },

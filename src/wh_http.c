@@ -164,19 +164,45 @@ wh_call_prepare(struct wh_call *c)
 	return 0;
 }
 
+/* The contract's reasons for an attempt without a response, by code. */
+static const char *const reasons[WH_REASONS] = {
+	[WH_BLOCKED] = "blocked address",
+	[WH_REFUSED] = "connection refused",
+	[WH_TIMEOUT] = "timeout",
+	[WH_NO_HOST] = "could not resolve host",
+	[WH_TLS] = "TLS failure",
+	[WH_NO_RESPONSE] = "no response",
+	[WH_BAD_URL] = "invalid URL",
+};
+
+const char *
+wh_reason_text(int code)
+{
+	return code > WH_ANSWERED && code < WH_REASONS ? reasons[code] : NULL;
+}
+
+int
+wh_reason_code(const char *reason)
+{
+	for (int i = WH_ANSWERED + 1; i < WH_REASONS; i++)
+		if (strcmp(reasons[i], reason) == 0)
+			return i;
+	return WH_NO_RESPONSE;
+}
+
 /* The short reason of the contract for a transfer that had no response. */
 static const char *
 reason_text(const struct wh_call *c, CURLcode code)
 {
 	if (c->blocked)
-		return "blocked address";
+		return reasons[WH_BLOCKED];
 	switch (code) {
 	case CURLE_COULDNT_CONNECT:
-		return "connection refused";
+		return reasons[WH_REFUSED];
 	case CURLE_OPERATION_TIMEDOUT:
-		return "timeout";
+		return reasons[WH_TIMEOUT];
 	case CURLE_COULDNT_RESOLVE_HOST:
-		return "could not resolve host";
+		return reasons[WH_NO_HOST];
 	case CURLE_SSL_CONNECT_ERROR:
 	case CURLE_SSL_ENGINE_NOTFOUND:
 	case CURLE_SSL_ENGINE_SETFAILED:
@@ -191,14 +217,14 @@ reason_text(const struct wh_call *c, CURLcode code)
 	case CURLE_SSL_PINNEDPUBKEYNOTMATCH:
 	case CURLE_SSL_INVALIDCERTSTATUS:
 	case CURLE_SSL_CLIENTCERT:
-		return "TLS failure";
+		return reasons[WH_TLS];
 	case CURLE_GOT_NOTHING:
 	case CURLE_RECV_ERROR:
 	case CURLE_SEND_ERROR:
-		return "no response";
+		return reasons[WH_NO_RESPONSE];
 	case CURLE_URL_MALFORMAT:
 	case CURLE_UNSUPPORTED_PROTOCOL:
-		return "invalid URL";
+		return reasons[WH_BAD_URL];
 	default:
 		return curl_easy_strerror(code);
 	}

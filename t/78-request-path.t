@@ -7,10 +7,10 @@
 # settlement, in a batch, less than one, making, executing a quote and simulating an incoming
 # payment no statement that reads a row just written, a known secret
 # costs no argon2 run; the configuration the workers cache follows
-# a PATCH on every worker at once; every statement GET /transactions can
-# run walks an index in the list's order (xborderctl explain-lists: no
-# filesort, no full scan), and a settlement batch finds its transactions
-# by the primary key; txn_counts, which totalCount reads, matches the
+# a PATCH on every worker at once; every statement GET /transactions and
+# GET /webhooks/deliveries can run walks an index in the list's order
+# (xborderctl explain-lists: no filesort, no full scan), and a settlement
+# batch finds its transactions by the primary key; txn_counts, which totalCount reads, matches the
 # transactions after inserts and status changes (ledger-check).  Speed
 # itself is measured by bench/run, never here.
 . "$(dirname "${BASH_SOURCE[0]}")/lib/api.sh"
@@ -154,7 +154,7 @@ is "$stale" 0 "40 GET /config after the PATCH (every worker): none shows the old
 out=$(xbctl explain-lists "$NP_ID" 2>&1)
 rc=$?
 is "$rc" 0 "xborderctl explain-lists exits 0 (no filesort, no full scan)"
-is "$(grep -c $'^BAD\t' <<<"$out")" 0 "no plan of a GET /transactions statement sorts or scans a table"
+is "$(grep -c $'^BAD\t' <<<"$out")" 0 "no plan of a GET /transactions or GET /webhooks/deliveries statement sorts or scans a table"
 is "$(grep $'\tfilters=' <<<"$out" | cut -f2,3 | sort -u | wc -l)" 256 "every filter combination's page, page with the token, first page with the token and count was explained (64 x 4)"
 # A settlement batch's statements over 1, 2 and 16 transactions: on the
 # primary key (an UPDATE naming its row by (platform_id, id) IN (...) alone
@@ -165,6 +165,10 @@ is "$(grep $'\tbatch=' <<<"$out" | cut -f2,3 | LC_ALL=C sort -u | tr '\t\n' ': '
 is "$(grep -c $'\ttoken+page\t<derived' <<<"$out")" 64 "the page read with the token is planned through the page's ids (the token exists)"
 is "$(grep $'\ttoken+first\t' <<<"$out" | grep -c $'\tx\t\(ref\|range\)\tix_transactions_')" 64 \
     "the first page read with the token walks the filter's index (the token exists)"
+is "$(grep $'\tdeliveries=' <<<"$out" | cut -f2,3 | sort -u | wc -l)" 64 \
+    "every filter combination of GET /webhooks/deliveries was explained, page and count (32 x 2)"
+is "$(grep $'\tdeliveries=' <<<"$out" | grep -vc $'\twebhook_events\t\(ref\|range\)\tix_webhook_events_')" 0 \
+    "every GET /webhooks/deliveries statement walks the index of its filters"
 [[ $rc == 0 ]] || diag "$(grep $'^BAD\t' <<<"$out" | head -5)"
 
 # --- totalCount's counters after inserts and status changes -------------------

@@ -288,6 +288,7 @@ declare -A PMAP=(
     ['/transactions/{transactionId}']='404 TRANSACTION_NOT_FOUND|tout q2tx qin case1'
     ['/transactions/{transactionId}/approve']='404 TRANSACTION_NOT_FOUND|case2 tin'
     ['/transactions/{transactionId}/reject']='404 TRANSACTION_NOT_FOUND|case1 q2tx'
+    ['/webhooks/deliveries/{webhookId}']='404 NOT_FOUND|wh'
     ['/webhooks/deliveries/{webhookId}/retry']='404 NOT_FOUND|wh'
 )
 # The body of every operation other than GET (a valid one; '' = none) and

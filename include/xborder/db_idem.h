@@ -12,7 +12,8 @@ struct db;
 /*
  * Housekeeping: deletes idempotency records past their expiry, jobs done
  * more than a day ago and webhook events created more than 30 days ago
- * that are no longer pending, in bounded statements, up to a bounded
+ * that are no longer pending (each batch with its attempts, in one
+ * database transaction), in bounded statements, up to a bounded
  * number of them; *n receives how many rows went, *more is set when rows
  * may be left (call again soon).
  */

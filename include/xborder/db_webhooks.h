@@ -43,13 +43,54 @@ struct wh_event {
 	char	 created_at[25];
 };
 
-/* The delivery log, newest first; status/type NULL for any. */
-int db_wh_list(struct db *db, const char *platform, const char *status, const char *type,
+/*
+ * The delivery log's filters (decisions.md section 11): each NULL for
+ * any.  transaction_id is a raw uuid; start and end bound created_at
+ * inclusively, as "YYYY-MM-DD HH:MM:SS.mmm" (valid_datetime_param).
+ */
+struct wh_filter {
+	const char	*status, *type, *transaction_id, *start, *end;
+};
+
+/* The delivery log, newest first, one statement text per combination of filters. */
+int db_wh_list(struct db *db, const char *platform, const struct wh_filter *f,
     int64_t limit, int64_t offset, struct wh_event **out, size_t *n, int64_t *total);
 
 /*
+ * For xborderctl explain-lists: how many combinations of the delivery
+ * log's filters there are, and the EXPLAIN of the statement of
+ * combination mask (bits in the order of struct wh_filter) with a sample
+ * value of each filter: its count (count 1) or its page.  out: caller frees.
+ */
+struct db_rows;
+unsigned db_wh_list_combinations(void);
+int db_wh_list_explain(struct db *db, const char *platform, unsigned mask, int count,
+    struct db_rows *out);
+
+/* One attempt of the delivery log (webhook_attempts). */
+struct wh_attempt {
+	char	 at[25];		/* when it started */
+	int64_t	 response_status;	/* -1: no HTTP response */
+	int	 error;			/* enum wh_reason (wh_http.h); 0: answered */
+	int64_t	 duration_ms;
+	int	 manual;
+};
+
+#define WH_ATTEMPTS_KEPT 20	/* attempts of an event kept and shown */
+
+/*
+ * One event of platform's delivery log with its body and its last
+ * WH_ATTEMPTS_KEPT attempts, newest first, read together (no attempt is
+ * recorded between the two reads).  DB_OK with *payload (the exact body
+ * every attempt sends) and *attempts (*n of them; NULL when none) for the
+ * caller to free, DB_NOT_FOUND, or a failure.
+ */
+int db_wh_view(struct db *db, const char *platform, const char *id, struct wh_event *e,
+    char **payload, struct wh_attempt **attempts, size_t *n);
+
+/*
  * Queues one of platform's events for an attempt now (PENDING, next
- * attempt now) and reads it back: DB_OK, DB_NOT_FOUND, or DB_CONFLICT when
+ * attempt now, and the attempt marked manual) and reads it back: DB_OK, DB_NOT_FOUND, or DB_CONFLICT when
  * the platform has no webhook endpoint.
  */
 int db_wh_retry(struct db *db, const char *platform, const char *id, struct wh_event *out);
@@ -61,6 +102,7 @@ struct wh_claim {
 	char	*url;		/* the endpoint now; owned */
 	char	*payload;	/* owned */
 	int64_t	 attempts;	/* made before this one */
+	int	 manual;	/* this attempt was asked for by a retry request */
 };
 
 /* How many deliveries of a platform a worker has in flight. */
@@ -83,12 +125,26 @@ int db_wh_claim(struct db *db, int max, int per_platform, int lease_s,
 
 void wh_claim_free(struct wh_claim *c);
 
+/* What one attempt of a claimed event did. */
+struct wh_outcome {
+	long	 status;	/* HTTP status; 0 when no response came */
+	int	 error;		/* enum wh_reason (wh_http.h) when status is 0 */
+	int64_t	 duration_ms;
+	int	 manual;	/* the claim's */
+};
+
 /*
- * Records an attempt's outcome: status 200 or 409 delivers it; any other
- * (0 for no response) schedules the next attempt retry_s seconds from now,
- * or marks it FAILED when that is past its creation plus window_s.
+ * Records an attempt's outcome on event id, with its row of the attempt
+ * log, in one database transaction: status 200 or 409 delivers it; any
+ * other (0 for no response) schedules the next attempt retry_s seconds
+ * from now, or marks it FAILED when that is past its creation plus
+ * window_s; a retry requested since the claim keeps it PENDING for the
+ * attempt it asked for.  lastAttemptAt and lastResponseStatus follow the
+ * attempt that started last.  Nothing is recorded for an event purged
+ * meanwhile.
  */
-int db_wh_result(struct db *db, const char *id, long status, int64_t retry_s, int64_t window_s);
+int db_wh_result(struct db *db, const char *id, const struct wh_outcome *o,
+    int64_t retry_s, int64_t window_s);
 
 /*
  * Takes platform's POST /webhooks/test lease (30 s) for holder, a random

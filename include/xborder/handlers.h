@@ -63,6 +63,7 @@ enum route {
 	ROUTE_POST_WEBHOOKS_SIGNING_KEY_ROTATE,
 	ROUTE_POST_WEBHOOKS_TEST,
 	ROUTE_GET_WEBHOOKS_DELIVERIES,
+	ROUTE_GET_WEBHOOKS_DELIVERIES_ONE,
 	ROUTE_POST_WEBHOOKS_DELIVERIES_ONE_RETRY,
 	ROUTE__MAX
 };
@@ -126,6 +127,7 @@ int h_webhooks_signing_key(struct req *req);
 int h_webhooks_rotate(struct req *req);
 int h_webhooks_test(struct req *req);
 int h_webhooks_deliveries(struct req *req);
+int h_webhooks_delivery(struct req *req);
 int h_webhooks_retry(struct req *req);
 
 /* Shared helpers (h_common.c). */
@@ -198,6 +200,17 @@ struct list_filter {
  */
 int list_filters_or_reply(struct req *req, const struct list_filter *f,
     const char **vals, char (*ids)[37]);
+
+/*
+ * Reads startDate and endDate (decisions.md section 10): a date
+ * (YYYY-MM-DD) or a UTC date-time, inclusive bounds of createdAt, a bare
+ * endDate meaning the last millisecond of its day.  *s and *e point to
+ * start and end (the bound as DATETIME text) or are NULL when absent.
+ * Answers 400 naming the parameter and returns -1 when one is malformed
+ * or repeated.
+ */
+int date_filters_or_reply(struct req *req, char start[32], char end[32], const char **s,
+    const char **e);
 
 
 /*
@@ -284,6 +297,12 @@ int transaction_not_found_reply(struct req *req);
  * "Transaction:<uuid>", or "" for anything else (which cannot exist).
  */
 int transaction_id_or_reply(struct req *req, char id[37]);
+
+/*
+ * transaction_id_or_reply of the value v, wherever a transactionId is
+ * given (the path, or the delivery log's filter of that name).
+ */
+int transaction_ref_or_reply(struct req *req, const char *v, char id[37]);
 
 /* 400 AMOUNT_OUT_OF_RANGE naming field unless min <= amount <= max. */
 int amount_range_or_reply(struct req *req, const char *field, int64_t amount,

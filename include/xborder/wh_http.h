@@ -34,6 +34,32 @@ struct wh_call {
 };
 
 /*
+ * Why an attempt had no HTTP response, as the delivery log keeps it
+ * (webhook_attempts.error): WH_ANSWERED when a response came, else one of
+ * the reasons of the contract (decisions.md section 11).
+ */
+enum wh_reason {
+	WH_ANSWERED = 0,
+	WH_BLOCKED,		/* "blocked address" */
+	WH_REFUSED,		/* "connection refused" */
+	WH_TIMEOUT,		/* "timeout" */
+	WH_NO_HOST,		/* "could not resolve host" */
+	WH_TLS,			/* "TLS failure" */
+	WH_NO_RESPONSE,		/* "no response" */
+	WH_BAD_URL,		/* "invalid URL" */
+	WH_REASONS
+};
+
+/* The reason's words, or NULL for WH_ANSWERED and codes out of range. */
+const char *wh_reason_text(int code);
+
+/*
+ * The code of a call's reason (wh_call.reason); a reason that is not one
+ * of the contract's (a failure curl names otherwise) is WH_NO_RESPONSE.
+ */
+int wh_reason_code(const char *reason);
+
+/*
  * Creates and sets up c->curl for the call (c's "in" fields must stay
  * valid until wh_call_free).  0, or -1 with c->reason set.
  */

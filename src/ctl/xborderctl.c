@@ -34,6 +34,7 @@
 #include "xborder/db_review.h"
 #include "xborder/db_tokens.h"
 #include "xborder/db_transactions.h"
+#include "xborder/db_webhooks.h"
 #include "xborder/db_wh_keys.h"
 #include "xborder/money.h"
 #include "xborder/stats.h"
@@ -583,11 +584,36 @@ explain_rows(const struct db_rows *r, const char *what, int by_key)
 }
 
 /*
+ * EXPLAIN of every statement of GET /webhooks/deliveries for platform
+ * (each combination of its filters: page and count); whether one is bad.
+ */
+static int
+explain_deliveries(struct db *db, const char *platform)
+{
+	char label[64];
+	int bad = 0;
+
+	for (unsigned mask = 0; mask < db_wh_list_combinations(); mask++)
+		for (int count = 1; count >= 0; count--) {
+			struct db_rows r;
+
+			if (db_wh_list_explain(db, platform, mask, count, &r) != DB_OK)
+				die("explain-lists: %s", db_error(db));
+			snprintf(label, sizeof(label), "deliveries=%02x\t%s", mask,
+			    count ? "count" : "page");
+			bad |= explain_rows(&r, label, 0);
+			db_rows_free(&r);
+		}
+	return bad;
+}
+
+/*
  * explain-lists PLATFORM_ID: EXPLAIN of every statement GET /transactions
  * can run (each combination of filters: its page, its page read with a
  * token of the platform, and its count), and of the statements that lock
  * and change the status of a batch of transactions (1, 2 and 16 of them,
- * the first the platform's newest), one line per table of each plan.
+ * the first the platform's newest), and of every statement GET
+ * /webhooks/deliveries can run, one line per table of each plan.
  * Exits 1 when a plan sorts rows (filesort) or reads a whole table (type
  * ALL on anything but a derived table of the page's ids): a list must
  * walk an index in its order, however many transactions the platform has;
@@ -642,7 +668,7 @@ cmd_explain_lists(struct db *db, const struct conf *conf, int argc, char **argv)
 			bad |= explain_rows(&r, label, 1);
 			db_rows_free(&r);
 		}
-	return bad;
+	return bad | explain_deliveries(db, argv[1]);
 }
 
 /*
@@ -688,7 +714,8 @@ static const struct command {
 	{ "status", cmd_status, 2, 0, " [--json]",
 	    "print the counters, the job queue and the webhook backlog" },
 	{ "explain-lists", cmd_explain_lists, 1, 0, " PLATFORM_ID",
-	    "EXPLAIN every statement of GET /transactions; non-zero on a bad plan" },
+	    "EXPLAIN every statement of GET /transactions and GET /webhooks/deliveries;"
+	    " non-zero on a bad plan" },
 };
 #define NCOMMANDS (sizeof(commands) / sizeof(commands[0]))
 

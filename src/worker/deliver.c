@@ -2,9 +2,11 @@
  * deliver.c: webhook delivery for xborder-worker.  Due events are claimed
  * from the outbox in small batches (SKIP LOCKED, with a lease), each one is
  * signed afresh and POSTed through a libcurl multi handle, and its outcome
- * is recorded when the call ends.  Nothing here holds a database
- * transaction open during a call: a worker killed mid-call leaves its
- * claims to their leases, and the events are sent again (at least once).
+ * is recorded when the call ends, with a row of the event's attempt log
+ * (what it got, how long it took, whether a retry request asked for it).
+ * Nothing here holds a database transaction open during a call: a worker
+ * killed mid-call leaves its claims to their leases, and the events are
+ * sent again (at least once).
  */
 #include "config.h"
 
@@ -80,12 +82,13 @@ retry_after(const struct conf *c, int64_t n)
 	return s < c->webhook_retry_max ? s : c->webhook_retry_max;
 }
 
-/* Records the outcome of s's call and frees the slot. */
+/* Records the outcome of s's call (with its row of the attempt log) and frees the slot. */
 static void
 record(struct deliveries *d, struct db *db, struct slot *s)
 {
 	int64_t n = s->claim.attempts + 1;
 	int ok = s->call.status == 200 || s->call.status == 409, rc;
+	struct wh_outcome o = { 0, 0, 0, 0 };
 	struct logline l;
 
 	/* Not the endpoint's URL: it may carry a token of the integrator's. */
@@ -98,9 +101,13 @@ record(struct deliveries *d, struct db *db, struct slot *s)
 	log_int(&l, "http_status", s->call.status);
 	if (s->call.status <= 0)
 		log_str(&l, "error", s->call.reason);
-	log_int(&l, "dur_us", (now_ms() - s->started) * 1000);
+	o.duration_ms = now_ms() - s->started;
+	log_int(&l, "dur_us", o.duration_ms * 1000);
 	log_end(&l);
-	rc = db_wh_result(db, s->claim.id, s->call.status, retry_after(d->conf, n),
+	o.status = s->call.status;
+	o.error = s->call.status > 0 ? WH_ANSWERED : wh_reason_code(s->call.reason);
+	o.manual = s->claim.manual;
+	rc = db_wh_result(db, s->claim.id, &o, retry_after(d->conf, n),
 	    d->conf->webhook_retry_window);
 	if (rc != DB_OK)	/* its lease brings it back: sent again, at least once */
 		log_msg(LOG_LVL_WARN, NULL, "webhook %s: outcome not recorded (%d)",
