@@ -391,6 +391,43 @@ refusals "review case EXPIRED" "$rc_tx" rev EXPIRED
 api POST "/transactions/$rc_tx/approve" '{}'
 is_error 409 TRANSACTION_NOT_PENDING "approve the expired case"
 
+# --- past their expiry, not yet marked: they count as EXPIRED ------------------------------------
+# A quote and a review case whose time has passed (moved into the past in
+# the database, their jobs and sweeps not run yet): a helper expires them
+# as any reader would, and is refused with status EXPIRED.
+bals
+b0=$B
+new_quote "payout quote past its expiry" "$(ext_quote "$S_USD" "$S_HOLD" SENDING 6500)"
+lq=$QTX lqq=$QID
+is "$(sql "UPDATE quotes q JOIN transactions x ON x.id = q.transaction_id
+     SET q.expires_at = UTC_TIMESTAMP(3) - INTERVAL 1 SECOND,
+         x.quote_expires_at = UTC_TIMESTAMP(3) - INTERVAL 1 SECOND
+     WHERE q.platform_id = '$A_ID' AND q.id = '${lqq#Quote:}'; SELECT ROW_COUNT()")" 2 \
+    "the quote's expiry moved into the past"
+api POST "$SBX/$lq/expire"
+is_error 409 INVALID_TRANSITION "expire a quote past its expiry"
+jis .details '{"status":"EXPIRED","allowedFrom":["CREATED"]}' "... details {status EXPIRED, allowedFrom [CREATED]}"
+api GET "/quotes/$lqq"
+jis .status '"EXPIRED"' "the quote past its expiry is EXPIRED"
+is "$(sql "SELECT GROUP_CONCAT(type ORDER BY seq SEPARATOR ' ') FROM webhook_events
+           WHERE transaction_id = '${lq#Transaction:}'")" \
+    "OUTGOING_PAYMENT.CREATED OUTGOING_PAYMENT.EXPIRED" "the lapsed quote: one EXPIRED event"
+api POST "/sandbox/incoming-payments/simulate" "{\"receiverCustomerId\":\"$V\",\"scenario\":\"sanctions_hit\",\"amountMinor\":4400,\"currencyCode\":\"USD\"}"
+is_status 201 "a second review case for V: 201"
+lc=$(jr .transactionId)
+is "$(sql "UPDATE transactions SET review_expires_at = UTC_TIMESTAMP(3) - INTERVAL 1 SECOND
+           WHERE platform_id = '$A_ID' AND id = '${lc#Transaction:}'; SELECT ROW_COUNT()")" 1 \
+    "the case's window moved into the past"
+api POST "$SBX/$lc/complete"
+is_error 409 INVALID_TRANSITION "complete a case past its window"
+jis .details '{"status":"EXPIRED","allowedFrom":[]}' "... details {status EXPIRED, allowedFrom []}"
+api GET "/transactions/$lc"
+jis .status '"EXPIRED"' "the case past its window is EXPIRED"
+is "$(sql "SELECT GROUP_CONCAT(type ORDER BY seq SEPARATOR ' ') FROM webhook_events
+           WHERE transaction_id = '${lc#Transaction:}'")" \
+    "INCOMING_PAYMENT.PENDING INCOMING_PAYMENT.EXPIRED" "the lapsed case: one EXPIRED event"
+moved "lapsed quote and case: nothing moved" "$b0" 0 0 0 0 0
+
 # --- 005: payouts the bank was going to return, with the worker stopped -------------------------
 worker_stop || BAIL_OUT "cannot stop xborder-worker"
 wlines=$(wc -l <"$WLOG" 2>/dev/null || echo 0)
