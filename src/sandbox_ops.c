@@ -75,9 +75,8 @@ sandbox_allowed_from(enum sandbox_helper h, enum txn_class c,
 	return n;
 }
 
-/* The status helper h moves a transaction of class c in status from to, or NULL. */
-static const char *
-helper_to(enum sandbox_helper h, enum txn_class c, const char *from)
+const char *
+sandbox_helper_to(enum sandbox_helper h, enum txn_class c, const char *from)
 {
 	for (size_t i = 0; i < NHELPERS; i++)
 		if (helpers[i].h == h && helpers[i].c == c && strcmp(helpers[i].from, from) == 0)
@@ -184,7 +183,7 @@ helper_tx(struct db *db, void *arg)
 	snprintf(x->status, 16, "%s", t.status);
 	if ((rc = lapse(db, x, &t, &q, expired)) != DB_OK || x->lapsed)
 		goto out;
-	if ((to = helper_to(x->h, *x->cls, t.status)) == NULL)
+	if ((to = sandbox_helper_to(x->h, *x->cls, t.status)) == NULL)
 		rc = DB_CONFLICT;
 	else if (gone && x->h == SBX_RETURN)
 		rc = DB_GONE;	/* a return credits the customer, who is gone */

@@ -34,6 +34,13 @@ int sandbox_allowed_from(enum sandbox_helper h, enum txn_class c,
     const char *from[SBX_FROM_MAX + 1]);
 
 /*
+ * The status helper h moves a transaction of class c in status from to
+ * (a move the lifecycle's table allows), or NULL when it moves none from
+ * there.  A static string.
+ */
+const char *sandbox_helper_to(enum sandbox_helper h, enum txn_class c, const char *from);
+
+/*
  * Runs helper h on transaction id of platform, in one database transaction
  * that locks like settlement (the customer row, then a quote's row, then
  * the transaction) and makes exactly one move of the lifecycle: out
