@@ -54,7 +54,24 @@ bankacct_outcome_last4(const char *last4)
 
 	if (n >= 3 && strcmp(last4 + n - 3, "002") == 0)
 		return BANK_FAILS;
+	if (n >= 3 && strcmp(last4 + n - 3, "003") == 0)
+		return BANK_HOLDS;
 	if (n >= 3 && strcmp(last4 + n - 3, "005") == 0)
 		return BANK_RETURNS;
 	return BANK_COMPLETES;
+}
+
+const char *
+bankacct_outcome_name(const char *last4, int payout)
+{
+	switch (bankacct_outcome_last4(last4)) {
+	case BANK_FAILS:
+		return "FAILS";
+	case BANK_HOLDS:
+		return "HOLDS";
+	case BANK_RETURNS:
+		return payout ? "RETURNS" : "COMPLETES";
+	default:
+		return "COMPLETES";
+	}
 }

@@ -229,9 +229,7 @@ receiver_or_reply(struct req *req, struct db *db, struct draft *d, int ext)
 		    req->platform_id);
 		snprintf(d->q.recv_currency, sizeof(d->q.recv_currency), "%s", ea.currency);
 		snprintf(d->q.outcome, sizeof(d->q.outcome), "%s",
-		    bankacct_outcome_last4(ea.account_last4) == BANK_FAILS ? "FAILS" :
-		    bankacct_outcome_last4(ea.account_last4) == BANK_RETURNS ? "RETURNS" :
-		    "COMPLETES");
+		    bankacct_outcome_name(ea.account_last4, 1));
 		d->recv_field = "destination.accountId";
 		rc = db_customer_get(db, req->platform_id, ea.customer_id, &d->receiver);
 		external_account_free(&ea);

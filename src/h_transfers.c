@@ -141,23 +141,6 @@ accounts_or_reply(struct req *req, struct db *db, const char *ext_id, const char
 }
 
 /*
- * How the sandbox bank ends the transfer, by the external account's last
- * four digits; a bank return happens to payouts only.
- */
-static const char *
-bank_outcome(const char *last4, int out)
-{
-	switch (bankacct_outcome_last4(last4)) {
-	case BANK_FAILS:
-		return "FAILS";
-	case BANK_RETURNS:
-		return out ? "RETURNS" : "COMPLETES";	/* returns: payouts only */
-	default:
-		return "COMPLETES";
-	}
-}
-
-/*
  * The checks of a transfer in that need the customer: it still exists
  * (410) and the credit keeps the balance within the limit (400).  Writes
  * the customer's address to ppv.  0, or -1 once answered.
@@ -252,7 +235,7 @@ transfer(struct req *req, int out)
 	t.external_account_id = ext_id;
 	t.currency = currency;
 	t.amount = amount;
-	t.outcome = bank_outcome(ea.account_last4, out);
+	t.outcome = bankacct_outcome_name(ea.account_last4, out);
 	external_account_free(&ea);
 	if (!out) {
 		if (transfer_in_or_reply(req, db, &ia, amount, ppv, sizeof(ppv)) < 0)

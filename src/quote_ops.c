@@ -4,7 +4,8 @@
  * customers' row locks (lower id first), checks the quote under its own
  * lock and moves its transaction (txn_move: the execution's postings, the
  * status, the event); expiry moves an open quote past its time to
- * EXPIRED.  The SQL is db_quotes.c's.
+ * EXPIRED (quote_expire_locked, shared with the sandbox helper `expire`).
+ * The SQL is db_quotes.c's.
  */
 #include "config.h"
 
@@ -147,9 +148,12 @@ execute_tx(struct db *db, void *arg)
 	if ((rc = db_quote_mark_executed(db, q.id)) != DB_OK ||
 	    (rc = txn_move(db, &t, ext ? "PROCESSING" : "COMPLETED", &ctx, x->out)) != DB_OK)
 		goto out;
-	if (ext)
-		rc = db_job_add(db, "settle", q.transaction_id, q.platform_id, PAYOUT_DELAY_MS);
-	else if ((rc = db_quote_insert_received(db, &q, recv_pcid, dest, &in)) == DB_OK)
+	if (ext) {
+		/* An account that holds its payout (003): PROCESSING until a helper moves it. */
+		if (!txn_outcome_holds(q.outcome))
+			rc = db_job_add(db, "settle", q.transaction_id, q.platform_id,
+			    PAYOUT_DELAY_MS);
+	} else if ((rc = db_quote_insert_received(db, &q, recv_pcid, dest, &in)) == DB_OK)
 		rc = txn_created(db, &in, NULL);
 out:
 	if (rc != DB_OK)
@@ -175,6 +179,16 @@ struct expire_args {
 	int		 done;
 };
 
+int
+quote_expire_locked(struct db *db, const char *quote_id, const struct txn *t, struct txn *out)
+{
+	int rc;
+
+	if ((rc = db_quote_set_expired(db, quote_id)) != DB_OK)
+		return rc;
+	return txn_move(db, t, "EXPIRED", NULL, out);
+}
+
 static int
 expire_tx(struct db *db, void *arg)
 {
@@ -187,11 +201,11 @@ expire_tx(struct db *db, void *arg)
 	if ((rc = db_quote_lock_due(db, e->id, platform, txn_id)) != DB_OK)
 		return rc == DB_NOT_FOUND ? DB_OK : rc;	/* executed or expired meanwhile */
 	/* Its transaction is still CREATED: a quote is executed at most once. */
-	if ((rc = db_quote_set_expired(db, e->id)) != DB_OK)
+	if ((rc = db_txn_lock(db, platform, txn_id, &t)) == DB_NOT_FOUND)
+		return db_quote_set_expired(db, e->id);	/* the quote alone */
+	if (rc != DB_OK)
 		return rc;
-	if ((rc = db_txn_lock(db, platform, txn_id, &t)) != DB_OK)
-		return rc == DB_NOT_FOUND ? DB_OK : rc;
-	rc = txn_move(db, &t, "EXPIRED", NULL, NULL);
+	rc = quote_expire_locked(db, e->id, &t, NULL);
 	txn_free(&t);
 	e->done = rc == DB_OK;
 	return rc;

@@ -109,7 +109,7 @@ decide_tx(struct db *db, void *arg)
 		/* Past its window, before the worker got to it: it expires now. */
 		*x->expired = 1;
 		snprintf(x->status_now, 16, "EXPIRED");
-		rc = review_expire(db, &t);
+		rc = review_expire(db, &t, NULL);
 		goto out;
 	}
 	/* The answer is the row as changed (the audit row is another table's). */
@@ -137,9 +137,12 @@ review_decide(struct db *db, const char *platform, const char *id,
 }
 
 int
-review_expire(struct db *db, const struct txn *t)
+review_expire(struct db *db, const struct txn *t, struct txn *out)
 {
-	if (t->review_scenario[0] == '\0' || strcmp(t->status, "PENDING") != 0)
+	if (t->review_scenario[0] == '\0' || strcmp(t->status, "PENDING") != 0) {
+		if (out != NULL)
+			txn_copy(t, out);
 		return DB_OK;
-	return txn_move(db, t, "EXPIRED", NULL, NULL);
+	}
+	return txn_move(db, t, "EXPIRED", NULL, out);
 }

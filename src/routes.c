@@ -94,6 +94,22 @@ const struct route_def routes[ROUTE__MAX] = {
 	[ROUTE_POST_TRANSACTIONS_ONE_REJECT] =
 	    { M_POST, "/transactions/{transactionId}/reject", h_review_reject,
 	      PERM_MANAGE, RF_BODY_OPT, NULL },
+	[ROUTE_POST_SANDBOX_TRANSACTIONS_ONE_COMPLETE] =
+	    { M_POST, "/sandbox/transactions/{transactionId}/complete",
+	      h_sandbox_txn_complete, PERM_MANAGE, RF_BODY_NONE | RF_PLATFORM_HDR,
+	      NULL },
+	[ROUTE_POST_SANDBOX_TRANSACTIONS_ONE_FAIL] =
+	    { M_POST, "/sandbox/transactions/{transactionId}/fail",
+	      h_sandbox_txn_fail, PERM_MANAGE, RF_BODY_NONE | RF_PLATFORM_HDR,
+	      NULL },
+	[ROUTE_POST_SANDBOX_TRANSACTIONS_ONE_RETURN] =
+	    { M_POST, "/sandbox/transactions/{transactionId}/return",
+	      h_sandbox_txn_return, PERM_MANAGE, RF_BODY_NONE | RF_PLATFORM_HDR,
+	      NULL },
+	[ROUTE_POST_SANDBOX_TRANSACTIONS_ONE_EXPIRE] =
+	    { M_POST, "/sandbox/transactions/{transactionId}/expire",
+	      h_sandbox_txn_expire, PERM_MANAGE, RF_BODY_NONE | RF_PLATFORM_HDR,
+	      NULL },
 	[ROUTE_POST_QUOTES] =
 	    { M_POST, "/quotes", h_quotes_create, PERM_MANAGE, RF_BODY, NULL },
 	[ROUTE_GET_QUOTES] =

@@ -1,8 +1,10 @@
 /*
  * settle.c: settlement of same-currency transfers by the sandbox bank.
  * The outcome was fixed when the transfer was made, from the external
- * account number's last three digits: 002 fails, 005 (payouts only)
- * completes and is then returned, anything else completes.
+ * account number's last three digits: 002 fails, 003 holds (no job: it
+ * waits for a sandbox helper, sandbox_ops.c), 005 (payouts only)
+ * completes and is then returned, anything else completes.  A helper's
+ * `complete` is settle_complete(), the same completion.
  *
  * What each outcome does to a transaction is a move of the lifecycle
  * (txn_move), whose postings are txn_postings.c's:
@@ -38,8 +40,25 @@
 #include "xborder/ids.h"
 #include "xborder/review_ops.h"
 #include "xborder/settle.h"
+#include "xborder/txn.h"
 #include "xborder/txn_lifecycle.h"
 #include "xborder/util.h"
+
+int
+settle_complete(struct db *db, const struct txn *t, const struct quote *q, struct txn *out)
+{
+	struct txn_move_ctx ctx = { q, NULL, NULL };
+	int rc;
+
+	if ((rc = txn_move(db, t, "COMPLETED", &ctx, out)) != DB_OK ||
+	    !txn_outcome_returns(q != NULL ? q->outcome : t->outcome))
+		return rc;
+	/* Kept in transit until the bank returns it (a refund job). */
+	if ((rc = db_job_add(db, "refund", t->id, t->platform_id, REFUND_DELAY_MS)) != DB_OK &&
+	    out != NULL)
+		txn_free(out);
+	return rc;
+}
 
 /*
  * A quote's payout to an external account (decisions.md section 9): the
@@ -58,10 +77,8 @@ settle_quote(struct db *db, const struct txn *t)
 	ctx.quote = &q;
 	if (strcmp(q.outcome, "FAILS") == 0)
 		rc = txn_move(db, t, "FAILED", &ctx, NULL);
-	else if ((rc = txn_move(db, t, "COMPLETED", &ctx, NULL)) == DB_OK &&
-	    strcmp(q.outcome, "RETURNS") == 0)
-		/* Kept in transit until the bank returns it, as transfer-outs. */
-		rc = db_job_add(db, "refund", t->id, t->platform_id, REFUND_DELAY_MS);
+	else
+		rc = settle_complete(db, t, &q, NULL);
 	quote_free(&q);
 	return rc;
 }
@@ -87,14 +104,9 @@ settle(struct db *db, const struct txn *t)
 		}
 		return txn_move(db, t, "FAILED", NULL, NULL);
 	}
-	if (strcmp(t->kind, "TRANSFER_OUT") == 0) {
-		if (fails)
-			return txn_move(db, t, "FAILED", NULL, NULL);
-		if ((rc = txn_move(db, t, "COMPLETED", NULL, NULL)) != DB_OK ||
-		    strcmp(t->outcome, "RETURNS") != 0)
-			return rc;
-		return db_job_add(db, "refund", t->id, t->platform_id, REFUND_DELAY_MS);
-	}
+	if (strcmp(t->kind, "TRANSFER_OUT") == 0)
+		return fails ? txn_move(db, t, "FAILED", NULL, NULL) :
+		    settle_complete(db, t, NULL, NULL);
 	log_msg(LOG_LVL_WARN, NULL, "settle: transaction %s of kind %s has no settlement",
 	    t->id, t->kind);
 	return DB_OK;
@@ -163,6 +175,37 @@ settle_handler(struct job_handler *h)
 	h->arg = &batch;
 }
 
+/*
+ * What job does to t, read under its lock: its move when t is still in
+ * the status the job expects; else t was moved meanwhile (a sandbox helper,
+ * a review decision, or the job ran before), which the first commit won,
+ * and the job does nothing but say so.
+ */
+static int
+settle_locked(struct db *db, const struct job *job, const struct txn *t)
+{
+	int settling = strcmp(job->kind, "settle") == 0;
+
+	if (settling && txn_outcome_holds(t->outcome)) {
+		/* 003 queues no job; one made before that rule leaves it alone too. */
+		log_msg(LOG_LVL_INFO, NULL, "settle: %s job: transaction %s is held by its"
+		    " account (003), left to a sandbox helper", job->kind, t->id);
+		return DB_OK;
+	}
+	if (settling && strcmp(t->kind, "QUOTE") == 0 && strcmp(t->status, "PROCESSING") == 0)
+		return settle_quote(db, t);
+	if (settling && strcmp(t->status, "PENDING") == 0)
+		return settle(db, t);
+	if (strcmp(job->kind, "refund") == 0 && strcmp(t->status, "COMPLETED") == 0)
+		return refund(db, t);
+	if (strcmp(job->kind, "review_expire") == 0 && t->review_scenario[0] != '\0' &&
+	    strcmp(t->status, "PENDING") == 0)
+		return review_expire(db, t, NULL);
+	log_msg(LOG_LVL_INFO, NULL, "settle: %s job: transaction %s already moved, found %s;"
+	    " nothing to do", job->kind, t->id, t->status);
+	return DB_OK;
+}
+
 int
 settle_run(struct db *db, const struct job *job, void *arg)
 {
@@ -187,15 +230,7 @@ settle_run(struct db *db, const struct job *job, void *arg)
 		return DB_OK;	/* nothing left to do */
 	if (rc != DB_OK)
 		return rc;
-	if (strcmp(job->kind, "settle") == 0 && strcmp(t.kind, "QUOTE") == 0 &&
-	    strcmp(t.status, "PROCESSING") == 0)
-		rc = settle_quote(db, &t);
-	else if (strcmp(job->kind, "settle") == 0 && strcmp(t.status, "PENDING") == 0)
-		rc = settle(db, &t);
-	else if (strcmp(job->kind, "refund") == 0 && strcmp(t.status, "COMPLETED") == 0)
-		rc = refund(db, &t);
-	else if (strcmp(job->kind, "review_expire") == 0)
-		rc = review_expire(db, &t);
+	rc = settle_locked(db, job, &t);
 	txn_free(&t);
 	return rc;
 }

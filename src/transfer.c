@@ -70,7 +70,7 @@ transfer_tx(struct db *db, void *arg)
 	if ((rc = into_transit(db, x)) == DB_OK &&
 	    (rc = db_transfer_insert(db, x->platform, x->id, x->t, x->out, pcid, x->shard,
 	    &t)) == DB_OK &&
-	    (rc = txn_created(db, &t, &x->txn)) == DB_OK)
+	    (rc = txn_created(db, &t, &x->txn)) == DB_OK && !txn_outcome_holds(x->t->outcome))
 		rc = db_job_add(db, "settle", x->id, x->platform, SETTLE_DELAY_MS);
 	free(pcid);
 	return rc;

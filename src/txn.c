@@ -1,6 +1,7 @@
 /*
  * txn.c: memory of a transaction (txn.h): copying and freeing its owned
- * strings.  Pure: the store fills a struct txn, everyone else borrows it.
+ * strings, and what its sandbox outcome says.  Pure: the store fills a
+ * struct txn, everyone else borrows it.
  */
 #include "config.h"
 
@@ -44,4 +45,16 @@ txn_copy(const struct txn *t, struct txn *out)
 	out->destination_ref = dup_or_null(t->destination_ref);
 	out->exchange_rate = dup_or_null(t->exchange_rate);
 	out->review_detail = dup_or_null(t->review_detail);
+}
+
+int
+txn_outcome_holds(const char *outcome)
+{
+	return strcmp(outcome, "HOLDS") == 0;
+}
+
+int
+txn_outcome_returns(const char *outcome)
+{
+	return strcmp(outcome, "RETURNS") == 0;
 }

@@ -12,7 +12,11 @@
  *                                       for a payout the bank will return
  *                                       (outcome RETURNS): it stays in
  *                                       transit until
- *                 COMPLETED -> REFUNDED IN_TRANSIT -> customer
+ *                 COMPLETED -> REFUNDED IN_TRANSIT -> customer; for any
+ *                                       other outcome (a completed payout
+ *                                       returned by the sandbox helper)
+ *                                       the money was paid out, so
+ *                                       SANDBOX -> customer
  *                 PENDING -> FAILED     IN_TRANSIT -> customer
  *
  * A quote moves nothing while CREATED.  Executing it:
@@ -26,7 +30,14 @@
  *       for a payout the bank will return
  *   PROCESSING -> FAILED, COMPLETED -> REFUNDED  all of the execution's
  *       sending side backwards (the sender gets S back, fees included),
- *       and R from receiving IN_TRANSIT to SANDBOX
+ *       and R from receiving IN_TRANSIT to SANDBOX while it is still there
+ *       (failed, or completed to be returned: RETURNS); a payout that
+ *       completed with any other outcome and is returned by the sandbox
+ *       helper has paid R out already, so only its sending side goes back
+ *
+ * The outcome decides where a COMPLETED payout's money is, so a move's
+ * postings never depend on who makes it (the worker or a sandbox helper).
+ * HOLDS (003) moves as COMPLETES does; only its settlement differs (none).
  *
  * A review case approved (PENDING -> COMPLETED) credits the receiver from
  * SANDBOX.  Expiry, rejection and the rest move nothing.
@@ -165,18 +176,24 @@ quote_paid(struct db *db, const struct quote *q)
 	return db_ledger_apply(db, "quote_payout_settled", &s, NULL);
 }
 
-/* A payout failed or returned: the sender gets S back, fees included. */
+/*
+ * A payout failed or returned: the sender gets S back, fees included; R
+ * goes from the receiving in-transit account back to SANDBOX when it is
+ * still there (r_in_transit), else it was paid out and stays so.
+ */
 static int
-quote_reversed(struct db *db, const struct quote *q, const char *memo)
+quote_reversed(struct db *db, const struct quote *q, int r_in_transit, const char *memo)
 {
 	struct posting_set s = { .n = 0 };
 	char sandbox[37];
 	int rc;
 
-	if ((rc = sending_side(db, q, -1, &s)) != DB_OK ||
-	    (rc = db_account_system(db, q->recv_platform_id, ACCT_SANDBOX, q->recv_currency,
+	if ((rc = sending_side(db, q, -1, &s)) != DB_OK)
+		return rc;
+	if (r_in_transit &&
+	    ((rc = db_account_system(db, q->recv_platform_id, ACCT_SANDBOX, q->recv_currency,
 	    sandbox)) != DB_OK ||
-	    (rc = receiving_move(db, q, ACCT_IN_TRANSIT, sandbox, &s)) != DB_OK)
+	    (rc = receiving_move(db, q, ACCT_IN_TRANSIT, sandbox, &s)) != DB_OK))
 		return rc;
 	return db_ledger_apply(db, memo, &s, NULL);
 }
@@ -189,11 +206,12 @@ quote_postings(struct db *db, const struct txn *t, const struct quote *q, const 
 	if (strcmp(t->status, "CREATED") == 0)
 		return strcmp(to, "EXPIRED") == 0 ? DB_OK : quote_executed(db, q, ctx);
 	if (strcmp(to, "COMPLETED") == 0)
-		return strcmp(q->outcome, "RETURNS") == 0 ? DB_OK : quote_paid(db, q);
+		return txn_outcome_returns(q->outcome) ? DB_OK : quote_paid(db, q);
 	if (strcmp(to, "FAILED") == 0)
-		return quote_reversed(db, q, "quote_payout_failed");
+		return quote_reversed(db, q, 1, "quote_payout_failed");
 	if (strcmp(to, "REFUNDED") == 0)
-		return quote_reversed(db, q, "quote_payout_returned");
+		return quote_reversed(db, q, txn_outcome_returns(q->outcome),
+		    "quote_payout_returned");
 	return DB_OK;
 }
 
@@ -213,23 +231,35 @@ quote_move(struct db *db, const struct txn *t, const char *to, const struct txn_
 	return rc;
 }
 
+/*
+ * A transfer-out's move.  Its money is in transit while it is PENDING, and
+ * while it is COMPLETED only when the bank will return it (RETURNS).
+ */
+static int
+payout_postings(struct db *db, const struct txn *t, const char *to)
+{
+	int returns = txn_outcome_returns(t->outcome);
+
+	if (strcmp(to, "COMPLETED") == 0)
+		return returns ? DB_OK :
+		    move(db, t, ACCT_IN_TRANSIT, ACCT_SANDBOX, "payout_settled");
+	if (strcmp(to, "REFUNDED") == 0)
+		return move(db, t, returns ? ACCT_IN_TRANSIT : ACCT_SANDBOX, ACCT_CUSTOMER,
+		    "payout_returned");
+	return move(db, t, ACCT_IN_TRANSIT, ACCT_CUSTOMER, "payout_failed");
+}
+
 int
 txn_postings(struct db *db, const struct txn *t, const char *to,
     const struct txn_move_ctx *ctx)
 {
-	int returns = strcmp(t->outcome, "RETURNS") == 0;
-
 	switch (txn_class(t)) {
 	case TC_TRANSFER_IN:
 		if (strcmp(to, "COMPLETED") == 0)
 			return move(db, t, ACCT_IN_TRANSIT, ACCT_CUSTOMER, "transfer_in_settled");
 		return move(db, t, ACCT_IN_TRANSIT, ACCT_SANDBOX, "transfer_in_failed");
 	case TC_TRANSFER_OUT:
-		if (strcmp(to, "COMPLETED") == 0)
-			return returns ? DB_OK :
-			    move(db, t, ACCT_IN_TRANSIT, ACCT_SANDBOX, "payout_settled");
-		return move(db, t, ACCT_IN_TRANSIT, ACCT_CUSTOMER,
-		    strcmp(to, "REFUNDED") == 0 ? "payout_returned" : "payout_failed");
+		return payout_postings(db, t, to);
 	case TC_QUOTE_PAYOUT:
 	case TC_QUOTE_PPV:
 		return quote_move(db, t, to, ctx);

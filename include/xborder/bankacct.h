@@ -21,8 +21,20 @@ void bankacct_last4(const char *s, char out[5]);
 void bankacct_fingerprint(const unsigned char key[BANKACCT_KEY_LEN], const char *account,
     const char *routing, char out[65]);
 
-/* The sandbox outcome an account number selects: its last three digits. */
-enum bank_outcome { BANK_COMPLETES, BANK_FAILS, BANK_RETURNS };
+/*
+ * The sandbox outcome an account number selects: its last three digits.
+ * 002 fails, 003 holds (in flight until a sandbox helper moves it), 005
+ * completes and is returned by the bank, anything else completes.
+ */
+enum bank_outcome { BANK_COMPLETES, BANK_FAILS, BANK_RETURNS, BANK_HOLDS };
 enum bank_outcome bankacct_outcome_last4(const char *last4);
+
+/*
+ * The outcome a transfer or quote payout stores (transactions.outcome):
+ * "COMPLETES", "FAILS", "RETURNS" or "HOLDS", by the external account's
+ * last digits last4; a bank return happens to payouts only (payout 1), so
+ * 005 completes a transfer-in.  A static string.
+ */
+const char *bankacct_outcome_name(const char *last4, int payout);
 
 #endif

@@ -33,7 +33,7 @@ struct quote {
 	int64_t	 price_send, price_recv;
 	int	 spread_bps, fee_sender_bps, fee_receiver_bps;
 	char	*counterparty;			/* JSON text or NULL; owned */
-	char	 outcome[16];			/* payouts: COMPLETES, FAILS, RETURNS */
+	char	 outcome[16];			/* payouts: COMPLETES, FAILS, RETURNS, HOLDS */
 	char	 status[16];			/* QUOTE_READY, BLOCKED, EXPIRED */
 	int64_t	 lock_seconds;			/* creation only */
 	char	 created_at[25], expires_at[25];

@@ -54,6 +54,10 @@ enum route {
 	ROUTE_POST_SANDBOX_INCOMING_PAYMENTS_SIMULATE,
 	ROUTE_POST_TRANSACTIONS_ONE_APPROVE,
 	ROUTE_POST_TRANSACTIONS_ONE_REJECT,
+	ROUTE_POST_SANDBOX_TRANSACTIONS_ONE_COMPLETE,
+	ROUTE_POST_SANDBOX_TRANSACTIONS_ONE_FAIL,
+	ROUTE_POST_SANDBOX_TRANSACTIONS_ONE_RETURN,
+	ROUTE_POST_SANDBOX_TRANSACTIONS_ONE_EXPIRE,
 	ROUTE_POST_QUOTES,
 	ROUTE_GET_QUOTES,
 	ROUTE_GET_QUOTES_ONE,
@@ -114,6 +118,11 @@ int h_transactions_get(struct req *req);
 int h_review_simulate(struct req *req);
 int h_review_approve(struct req *req);
 int h_review_reject(struct req *req);
+
+int h_sandbox_txn_complete(struct req *req);
+int h_sandbox_txn_fail(struct req *req);
+int h_sandbox_txn_return(struct req *req);
+int h_sandbox_txn_expire(struct req *req);
 
 int h_quotes_create(struct req *req);
 int h_quotes_list(struct req *req);

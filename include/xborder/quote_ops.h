@@ -46,4 +46,14 @@ int quote_execute(struct db *db, const char *platform, const char *id, struct tx
  */
 int quotes_expire_due(struct db *db, const char *platform, uint64_t *n);
 
+/*
+ * Inside the caller's transaction: expires quote quote_id, open and locked
+ * by the caller (db_quote_lock or db_quote_lock_due), with its transaction
+ * t, read under its lock and CREATED: the quote becomes EXPIRED and t
+ * moves to EXPIRED (txn_move; out as its).  What time does to a quote
+ * (quotes_expire_due) and the sandbox helper `expire`.
+ */
+int quote_expire_locked(struct db *db, const char *quote_id, const struct txn *t,
+    struct txn *out);
+
 #endif

@@ -34,8 +34,9 @@ int review_decide(struct db *db, const char *platform, const char *id,
 /*
  * Inside the caller's transaction: expires the case t, read under its
  * lock (db_txn_lock), if it is still PENDING (the worker's review_expire
- * job).
+ * job, a decision past the window, the sandbox helper `expire`).  out,
+ * when not NULL, receives the row as it then is (caller frees).
  */
-int review_expire(struct db *db, const struct txn *t);
+int review_expire(struct db *db, const struct txn *t, struct txn *out);
 
 #endif

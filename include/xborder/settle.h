@@ -8,6 +8,8 @@
 struct db;
 struct job;
 struct job_handler;
+struct quote;
+struct txn;
 
 #define REFUND_DELAY_MS 500
 
@@ -15,8 +17,9 @@ struct job_handler;
  * Runs one job inside the worker's transaction: "settle" moves a PENDING
  * transfer to COMPLETED or FAILED (with its postings), "refund" returns a
  * COMPLETED payout whose bank sent it back (REFUNDED).  A job whose
- * transaction has already moved on does nothing.  Returns DB_OK or a
- * failure (the job is then retried with backoff).
+ * transaction has already moved on (the first commit won: a sandbox
+ * helper, a decision) does nothing and logs one info line saying so.
+ * Returns DB_OK or a failure (the job is then retried with backoff).
  */
 int settle_run(struct db *db, const struct job *job, void *arg);
 
@@ -26,5 +29,16 @@ int settle_run(struct db *db, const struct job *job, void *arg);
  * with settle_run().
  */
 void settle_handler(struct job_handler *h);
+
+/*
+ * Inside the caller's transaction: completes t, read under its lock (a
+ * PENDING transfer, or a PROCESSING quote payout with its quote q; q NULL
+ * for a transfer), as the sandbox bank does: COMPLETED (txn_move), and
+ * for a payout the bank returns (005) the refund job that returns it
+ * later.  out as txn_move's (caller frees; freed on failure).  What
+ * txn_move returns, or a failure to queue the job.
+ */
+int settle_complete(struct db *db, const struct txn *t, const struct quote *q,
+    struct txn *out);
 
 #endif

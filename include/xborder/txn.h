@@ -30,7 +30,7 @@ struct txn {
 	char	*exchange_rate;		/* NULL when none; owned */
 	char	 fee_currency[4];	/* "" when none */
 	int64_t	 fee_amount;
-	char	 outcome[16];		/* COMPLETES, FAILS, RETURNS */
+	char	 outcome[16];		/* COMPLETES, FAILS, RETURNS, HOLDS */
 	char	 created_at[25], updated_at[25];
 	char	 settled_at[25];	/* "" while not settled */
 	char	 review_scenario[33];	/* review lane: the scenario, else "" */
@@ -53,6 +53,18 @@ void txns_free(struct txn *t, size_t n);
 
 /* Frees the n transactions of t and the array t. */
 void txn_list_free(struct txn *t, size_t n);
+
+/*
+ * 1 when outcome (a transaction's or a quote's) is HOLDS: the sandbox bank
+ * keeps it in flight until a sandbox helper moves it, nothing settles it.
+ */
+int txn_outcome_holds(const char *outcome);
+
+/*
+ * 1 when outcome is RETURNS: the bank returns the payout after completing
+ * it, so its money stays in transit while it is COMPLETED.
+ */
+int txn_outcome_returns(const char *outcome);
 
 /* A copy of t that owns its own strings (caller frees with txn_free). */
 void txn_copy(const struct txn *t, struct txn *out);

@@ -60,6 +60,15 @@ Test(bankacct, sandbox_outcomes)
 	cr_assert_eq(bankacct_outcome_last4("1005"), BANK_RETURNS);
 	cr_assert_eq(bankacct_outcome_last4("0020"), BANK_COMPLETES);
 	cr_assert_eq(bankacct_outcome_last4("1234"), BANK_COMPLETES);
+	cr_assert_eq(bankacct_outcome_last4("7003"), BANK_HOLDS);
+	cr_assert_eq(bankacct_outcome_last4("0030"), BANK_COMPLETES);
+	cr_assert_str_eq(bankacct_outcome_name("9002", 0), "FAILS");
+	cr_assert_str_eq(bankacct_outcome_name("9002", 1), "FAILS");
+	cr_assert_str_eq(bankacct_outcome_name("7003", 0), "HOLDS");
+	cr_assert_str_eq(bankacct_outcome_name("7003", 1), "HOLDS");
+	cr_assert_str_eq(bankacct_outcome_name("1005", 0), "COMPLETES");
+	cr_assert_str_eq(bankacct_outcome_name("1005", 1), "RETURNS");
+	cr_assert_str_eq(bankacct_outcome_name("1234", 1), "COMPLETES");
 }
 
 Test(valid, ppv_names)
