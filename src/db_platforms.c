@@ -169,6 +169,7 @@ db_config_get(struct db *db, const char *platform, int64_t version,
 	    " WHERE c.platform_id = ? ORDER BY s.position";
 	struct db_val a[] = { DBS(platform) };
 	size_t slot = config_slot(platform);
+	int known = version > 0;	/* the caller's own platform, read with its token */
 	struct db_rows r;
 	int rc;
 
@@ -204,6 +205,15 @@ db_config_get(struct db *db, const char *platform, int64_t version,
 		c->fields_json = xstrdup(db_cell(&r, i, 15));
 	}
 	db_rows_free(&r);
+	/*
+	 * Only a configuration read with its version known is kept: another
+	 * platform's (a quote's receiving side, read with version 0) could
+	 * never be served from here, and kept it would evict the caller's own
+	 * entry whenever the two share a slot, costing every request of the
+	 * caller a read.
+	 */
+	if (!known)
+		return DB_OK;
 	platform_config_free(&config_cache[slot].c);
 	snprintf(config_cache[slot].platform, sizeof(config_cache[slot].platform), "%s",
 	    platform);
