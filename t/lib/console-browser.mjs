@@ -138,7 +138,7 @@ try {
 
   // Fund its USD account.
   await page.type('#fund-USD', '250000');
-  await page.click('form.fund button[data-action=fund]');
+  await page.click('form.fund[data-currency=USD] button[data-action=fund]');
   await step('fund: the USD balance shows 250000', async () => {
     await page.waitForFunction(() => /^250000 USD/.test(document.querySelector('[data-balance=USD]')?.textContent || ''), { timeout: T });
     return true;

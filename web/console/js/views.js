@@ -144,7 +144,7 @@ function fundForm(acct, out, reload) {
   const fid = `fund-${acct.currency}`;
   const amount = h('input', { id: fid, name: fid, inputmode: 'numeric', pattern: '[0-9]+', size: 10, required: true });
   return h('form', {
-    class: 'fund',
+    class: 'fund', 'data-currency': acct.currency,
     onsubmit: async (ev) => {
       ev.preventDefault();
       clear(out);
