@@ -6,13 +6,15 @@
 #    X-Content-Type-Options;
 #  - sign in; create a customer; fund its USD account; a transfer-out to
 #    an account ending in 003 (held PENDING), completed with the button,
-#    COMPLETED, and its event's payload;
+#    COMPLETED, and its event's payload; a retry of that delivery; a
+#    review case approved after the first try shows the 400's missing
+#    counterparty fields;
 #  - a customer named <img src=x onerror=alert(1)> stays text;
 #  - the credentials are in sessionStorage only (no URL, localStorage or
 #    cookie), and sign out forgets them;
 #  - a view token sees no action;
 #  - no console error; a wrong secret shows the 401's envelope on the form.
-# A screenshot per step under $XB_DEV_DIR/log/console/.
+# On a platform of its own.  A screenshot per step under $XB_DEV_DIR/log/console/.
 . "$(dirname "${BASH_SOURCE[0]}")/lib/api.sh"
 no_plan
 
@@ -34,7 +36,12 @@ for f in "$XB_REPO"/web/console/*.html "$XB_REPO"/web/console/js/*.js; do
     unlike "$(<"$f")" 'innerHTML|outerHTML|insertAdjacentHTML|document\.write|eval\(' "${f#"$XB_REPO"/}: no HTML parsing of strings"
 done
 
-# A view token of the platform.
+# A platform of its own, whose webhook endpoint refuses connections (a
+# retry is then accepted, and fails in the background), and a view token.
+new_platform console || BAIL_OUT "xborderctl platform-create failed"
+use_creds "$NP_CLIENT_ID" "$NP_SECRET"
+api PATCH /config '{"webhookEndpoint":"http://127.0.0.1:9/hooks"}'
+is_status 200 "PATCH /config: a webhook endpoint"
 create_token "$(uniq_name console-view)" '["view"]'
 
 SHOTS=$XB_DEV_DIR/log/console
@@ -42,7 +49,7 @@ rm -rf -- "$SHOTS"
 mkdir -p -- "$SHOTS"
 out=$_API_TMP/browser.out
 rc=0
-CONSOLE_VIEW_ID=$TOK_CLIENT_ID CONSOLE_VIEW_SECRET=$TOK_SECRET CONSOLE_SHOTS=$SHOTS \
+XB_CLIENT_ID=$NP_CLIENT_ID XB_CLIENT_SECRET=$NP_SECRET CONSOLE_VIEW_ID=$TOK_CLIENT_ID CONSOLE_VIEW_SECRET=$TOK_SECRET CONSOLE_SHOTS=$SHOTS \
     CONSOLE_RUN=$(uniq_name r) CHROMIUM=$CHROMIUM \
     timeout 300 node "$DRIVER" >"$out" 2>"$_API_TMP/browser.err" || rc=$?
 n=0

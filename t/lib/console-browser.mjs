@@ -187,6 +187,42 @@ try {
   });
   await screenshot(page, 'event-payload');
 
+  // Retry that delivery (the platform's endpoint refuses connections).
+  await page.click('[data-action=retry]');
+  await step('retry: the delivery is PENDING again', async () => {
+    await page.waitForFunction(() => document.querySelector('dd[data-field=status]')?.textContent === 'PENDING', { timeout: T });
+    return true;
+  });
+  await screenshot(page, 'event-retried');
+
+  // A review case that needs counterparty fields: a first approval shows
+  // the 400's missing fields, the second (with them) completes it.
+  const sim = api('POST', '/sandbox/incoming-payments/simulate', {
+    receiverCustomerId: customerId, scenario: 'counterparty_info_incomplete', amountMinor: 25000, currencyCode: 'USD',
+  });
+  await page.goto(`${BASE}/console/#/transactions/${encodeURIComponent(sim.transactionId)}`, { waitUntil: 'networkidle0', timeout: T });
+  await page.waitForSelector('[data-action=approve]', { timeout: T });
+  expectErrors = true; /* the browser logs the 400 itself as a failed load */
+  await page.click('[data-action=approve]');
+  await step('approve without the fields: INVALID_REQUEST with missingRequiredFields shown', async () => {
+    await page.waitForSelector('#main .error li[data-detail=missingRequiredFields]', { timeout: T });
+    const code = await textOf(page, '#main .error .error-code');
+    const missing = await textOf(page, '#main .error li[data-detail=missingRequiredFields]');
+    return (code === 'INVALID_REQUEST' && /senderFullLegalName/.test(missing) && /purposeOfPayment/.test(missing)) || `${code}: ${missing}`;
+  });
+  await screenshot(page, 'review-missing-fields');
+  expectErrors = false;
+  await page.type('#r-senderFullLegalName', 'Carlos Mendes');
+  await page.type('#r-senderCountryCode', 'BR');
+  await page.type('#r-senderDateOfBirthOrRegistrationId', '1980-04-02');
+  await page.type('#r-purposeOfPayment', 'family support');
+  await page.click('[data-action=approve]');
+  await step('approve with the fields: COMPLETED', async () => {
+    await page.waitForFunction(() => document.querySelector('p .status')?.textContent === 'COMPLETED', { timeout: T });
+    return true;
+  });
+  await screenshot(page, 'review-approved');
+
   // A hostile name stays text.
   await page.goto(`${BASE}/console/#/customers`, { waitUntil: 'networkidle0', timeout: T });
   await page.waitForSelector('#create-customer', { timeout: T });
