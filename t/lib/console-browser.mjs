@@ -284,6 +284,13 @@ try {
     return n === 0 || `${n} buttons`;
   });
   await screenshot(page, 'view-transaction');
+  await page.setViewport({ width: 360, height: 740 });
+  await step('360 px wide: the transaction page needs no sideways scrolling', async () => {
+    const w = await page.evaluate(() => document.documentElement.scrollWidth);
+    return w <= 360 || `scrollWidth ${w}`;
+  });
+  await screenshot(page, 'view-transaction-360px');
+  await page.setViewport({ width: 1100, height: 800 });
   await page.goto(`${BASE}/console/#/customers/${encodeURIComponent(customerId)}`, { waitUntil: 'networkidle0', timeout: T });
   await step('view token: the customer without fund buttons', async () => {
     await page.waitForSelector('[data-balance=USD]', { timeout: T });
