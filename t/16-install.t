@@ -249,6 +249,7 @@ localize_install() {
         "schema_dir = $T$DIR_pkgdatadir/schema" "openapi_file = $T$DIR_pkgdatadir/openapi.json" \
         "workers = 2" >>"$conf"
     sed -i -E -e "s#(/run/|/etc/ssl/|/var/log/)#$T\\1#g" \
+        -e "s#alias $DIR_pkgdatadir/#alias $T$DIR_pkgdatadir/#" \
         -e "s#^([[:space:]]*)listen 443 #\\1listen 127.0.0.1:$PORT #" \
         -e '/listen \[::\]:443 /d' "$site"
 }
@@ -466,6 +467,19 @@ is "$code" 200 "GET /tokens/$tid: 200"
 is "$(mariadb --batch --skip-column-names -e "SELECT DISTINCT user FROM information_schema.processlist
         WHERE db = 'xborder' AND user LIKE 'xborder%' ORDER BY user")" xborder \
     "the running services are connected as the service's user only"
+
+# The sandbox console, served by the installed site from the installed
+# files, with its headers.
+hdrs=$(command curl -sk --max-time 10 -D - -o "$INSTALL_TMP/console.html" \
+    --resolve "api.example.com:$PORT:127.0.0.1" "https://api.example.com:$PORT/console/" | tr -d '\r')
+like "$hdrs" '^HTTP/[0-9.]+ 200' "GET /console/ through the installed site: 200"
+cmd_ok "... the installed index.html" cmp -s "$INSTALL_TMP/console.html" "$XB_ROOT/web/console/index.html"
+like "$hdrs" "content-security-policy: default-src 'self'; frame-ancestors 'none'" "... with its Content-Security-Policy"
+like "$hdrs" 'referrer-policy: no-referrer' "... Referrer-Policy: no-referrer"
+like "$hdrs" 'x-content-type-options: nosniff' "... X-Content-Type-Options: nosniff"
+hdrs=$(command curl -sk --max-time 10 -D - -o /dev/null \
+    --resolve "api.example.com:$PORT:127.0.0.1" "https://api.example.com:$PORT/console/js/main.js" | tr -d '\r')
+like "$hdrs" 'content-type: text/javascript' "GET /console/js/main.js: a JavaScript module"
 
 stop_all
 done_testing

@@ -1,0 +1,69 @@
+#!/usr/bin/env bash
+# 32-console.t - the sandbox console (web/console/, served at /console/) in
+# a real browser: Debian's chromium, headless, driven from node through
+# puppeteer-core (tools/, npm ci --prefix tools), by t/lib/console-browser.mjs.
+#  - the page's headers: Content-Security-Policy, Referrer-Policy,
+#    X-Content-Type-Options;
+#  - sign in; create a customer; fund its USD account; a transfer-out to
+#    an account ending in 003 (held PENDING), completed with the button,
+#    COMPLETED, and its event's payload; a retry of that delivery; a
+#    review case approved after the first try shows the 400's missing
+#    counterparty fields;
+#  - a customer named <img src=x onerror=alert(1)> stays text;
+#  - the credentials are in sessionStorage only (no URL, localStorage or
+#    cookie), and sign out forgets them;
+#  - a view token sees no action;
+#  - no console error; a wrong secret shows the 401's envelope on the form.
+# On a platform of its own.  A screenshot per step under $XB_DEV_DIR/log/console/.
+. "$(dirname "${BASH_SOURCE[0]}")/lib/api.sh"
+no_plan
+
+CHROMIUM=${CHROMIUM:-/usr/bin/chromium}
+DRIVER=$_API_LIB_DIR/console-browser.mjs
+[[ -x $CHROMIUM ]] || plan skip_all "no $CHROMIUM (scripts/dev installs Debian's chromium)"
+command -v node >/dev/null || plan skip_all "no node (scripts/dev check installs it)"
+[[ -d $XB_REPO/tools/node_modules/puppeteer-core ]] ||
+    plan skip_all "no tools/node_modules/puppeteer-core (npm ci --prefix tools)"
+
+# The headers, as curl sees them.
+api --noauth --nocheck GET /console/
+is "$STATUS" 200 "GET /console/: 200"
+like "$(header Content-Security-Policy)" "default-src 'self'; frame-ancestors 'none'" "GET /console/: the CSP"
+is "$(header Referrer-Policy)" no-referrer "GET /console/: Referrer-Policy"
+is "$(header X-Content-Type-Options)" nosniff "GET /console/: X-Content-Type-Options"
+unlike "$BODY" '<script>|<style|[[:space:]](style|on[a-z]+)=' "index.html: no inline script, style or handler"
+for f in "$XB_REPO"/web/console/*.html "$XB_REPO"/web/console/js/*.js; do
+    unlike "$(<"$f")" 'innerHTML|outerHTML|insertAdjacentHTML|document\.write|eval\(' "${f#"$XB_REPO"/}: no HTML parsing of strings"
+done
+
+# A platform of its own, whose webhook endpoint refuses connections (a
+# retry is then accepted, and fails in the background), and a view token.
+new_platform console || BAIL_OUT "xborderctl platform-create failed"
+use_creds "$NP_CLIENT_ID" "$NP_SECRET"
+api PATCH /config '{"webhookEndpoint":"http://127.0.0.1:9/hooks"}'
+is_status 200 "PATCH /config: a webhook endpoint"
+create_token "$(uniq_name console-view)" '["view"]'
+
+SHOTS=$XB_DEV_DIR/log/console
+rm -rf -- "$SHOTS"
+mkdir -p -- "$SHOTS"
+out=$_API_TMP/browser.out
+rc=0
+XB_CLIENT_ID=$NP_CLIENT_ID XB_CLIENT_SECRET=$NP_SECRET CONSOLE_VIEW_ID=$TOK_CLIENT_ID CONSOLE_VIEW_SECRET=$TOK_SECRET CONSOLE_SHOTS=$SHOTS \
+    CONSOLE_RUN=$(uniq_name r) CHROMIUM=$CHROMIUM \
+    timeout 300 node "$DRIVER" >"$out" 2>"$_API_TMP/browser.err" || rc=$?
+n=0
+while IFS='|' read -r res name why; do
+    case $res in
+    ok) pass "browser: $name" ;;
+    'not ok') fail "browser: $name"; diag "$why" ;;
+    *) continue ;;
+    esac
+    n=$((n + 1))
+done <"$out"
+is "$rc" 0 "the browser run ended normally" || diag "$(tail -n 20 "$_API_TMP/browser.err")"
+ok "$((n >= 20))" "the browser run reported every step ($n)"
+shots=("$SHOTS"/*.png)
+ok "$(( ${#shots[@]} >= 10 ))" "a screenshot per step under log/console/ (${#shots[@]})"
+
+done_testing
