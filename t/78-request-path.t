@@ -261,9 +261,19 @@ fi
 # an account whose creation was rolled back (db_ledger.c's cache), or the
 # next payouts would fail.
 
-new_platform t78r || BAIL_OUT "platform-create failed"
+# R also receives the quotes measured below, and shares P's slot in the
+# workers' configuration cache (db_platforms.c, 16 slots): reading R's
+# configuration for a quote must not evict P's (it would cost every
+# request of P a statement; by the platforms' random ids it did 1 run in 16).
+for ((i = 0; i < 200; i++)); do
+    new_platform t78r || BAIL_OUT "platform-create failed"
+    [[ $(cache_slot "$NP_ID") == $(cache_slot "$T78_PLATFORM") ]] && break
+done
+is "$(cache_slot "$NP_ID")" "$(cache_slot "$T78_PLATFORM")" \
+    "the receiving platform shares the sender's configuration cache slot ($i platforms made)"
 R=(--as "$NP_CLIENT_ID" "$NP_SECRET")
 mk_customer refused "${R[@]}"
+R_PPV=$CUST_PPV
 int_account "$CUST" EUR "${R[@]}"
 mk_ext "$CUST" 000987654321 EUR "${R[@]}"
 for ((i = 0; i < 6; i++)); do
@@ -402,7 +412,7 @@ QX=()
 make_quotes() {
     local i
     for ((i = 0; i < $1; i++)); do
-        api "${P[@]}" POST /quotes "$(ppv_quote "$SRC_INT" "$CUST_PPV" EUR SENDING 100)"
+        api "${P[@]}" POST /quotes "$(ppv_quote "$SRC_INT" "$R_PPV" EUR SENDING 100)"
         [[ $STATUS == 201 ]] && QX+=("$(jr .quoteId)")
     done
 }

@@ -404,6 +404,18 @@ new_platform() {
     fi
 }
 
+# cache_slot ID [SLOTS]: the slot (of SLOTS, a power of two, 16 by default)
+# a worker's per-platform cache gives ID: str_hash (util.c, djb2) modulo
+# SLOTS.  Only the low bits matter, so bash's 64-bit wrapping does.
+cache_slot() {
+    local s=$1 h=5381 i c
+    for ((i = 0; i < ${#s}; i++)); do
+        printf -v c '%d' "'${s:i:1}"
+        h=$((h * 33 + c))
+    done
+    echo $((h & (${2:-16} - 1)))
+}
+
 # create_token NAME PERMISSIONS_JSON [api options...]: POST /tokens, asserts 201
 # (2 tests).  Sets TOK_ID, TOK_CLIENT_ID, TOK_SECRET, TOK_BODY.
 create_token() {
