@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # 32-console.t - the sandbox console (web/console/, served at /console/) in
 # a real browser: Debian's chromium, headless, driven from node through
-# puppeteer-core (tools/, npm ci --prefix tools), by t/lib/console-browser.mjs.
+# puppeteer-core (tools/, npm ci --prefix tools), by the scenarios in
+# t/lib/console/ (harness.mjs is what they share; each runs its own browser):
+# core.mjs:
 #  - the page's headers: Content-Security-Policy, Referrer-Policy,
 #    X-Content-Type-Options;
 #  - sign in; create a customer; fund its USD account; a transfer-out to
@@ -19,7 +21,7 @@
 no_plan
 
 CHROMIUM=${CHROMIUM:-/usr/bin/chromium}
-DRIVER=$_API_LIB_DIR/console-browser.mjs
+SCENARIOS=("$_API_LIB_DIR"/console/*.mjs)
 [[ -x $CHROMIUM ]] || plan skip_all "no $CHROMIUM (scripts/dev installs Debian's chromium)"
 command -v node >/dev/null || plan skip_all "no node (scripts/dev check installs it)"
 [[ -d $XB_REPO/tools/node_modules/puppeteer-core ]] ||
@@ -47,22 +49,28 @@ create_token "$(uniq_name console-view)" '["view"]'
 SHOTS=$XB_DEV_DIR/log/console
 rm -rf -- "$SHOTS"
 mkdir -p -- "$SHOTS"
-out=$_API_TMP/browser.out
-rc=0
-XB_CLIENT_ID=$NP_CLIENT_ID XB_CLIENT_SECRET=$NP_SECRET CONSOLE_VIEW_ID=$TOK_CLIENT_ID CONSOLE_VIEW_SECRET=$TOK_SECRET CONSOLE_SHOTS=$SHOTS \
-    CONSOLE_RUN=$(uniq_name r) CHROMIUM=$CHROMIUM \
-    timeout 300 node "$DRIVER" >"$out" 2>"$_API_TMP/browser.err" || rc=$?
-n=0
-while IFS='|' read -r res name why; do
-    case $res in
-    ok) pass "browser: $name" ;;
-    'not ok') fail "browser: $name"; diag "$why" ;;
-    *) continue ;;
-    esac
-    n=$((n + 1))
-done <"$out"
-is "$rc" 0 "the browser run ended normally" || diag "$(tail -n 20 "$_API_TMP/browser.err")"
-ok "$((n >= 20))" "the browser run reported every step ($n)"
+# scenario FILE: runs one scenario, its lines as TAP.
+scenario() {
+    local file=$1 name out rc=0 n=0 res step why
+    name=$(basename "$file" .mjs)
+    out=$_API_TMP/$name.out
+    XB_CLIENT_ID=$NP_CLIENT_ID XB_CLIENT_SECRET=$NP_SECRET CONSOLE_VIEW_ID=$TOK_CLIENT_ID CONSOLE_VIEW_SECRET=$TOK_SECRET CONSOLE_SHOTS=$SHOTS \
+        CONSOLE_RUN=$(uniq_name r) CHROMIUM=$CHROMIUM \
+        timeout 300 node "$file" >"$out" 2>"$_API_TMP/$name.err" || rc=$?
+    while IFS='|' read -r res step why; do
+        case $res in
+        ok) pass "$name: $step" ;;
+        'not ok') fail "$name: $step"; diag "$why" ;;
+        *) continue ;;
+        esac
+        n=$((n + 1))
+    done <"$out"
+    is "$rc" 0 "$name: the browser run ended normally" || diag "$(tail -n 20 "$_API_TMP/$name.err")"
+    ok "$((n >= 5))" "$name: the browser run reported its steps ($n)"
+}
+for f in "${SCENARIOS[@]}"; do
+    [[ ${f##*/} == harness.mjs ]] || scenario "$f"
+done
 shots=("$SHOTS"/*.png)
 ok "$(( ${#shots[@]} >= 10 ))" "a screenshot per step under log/console/ (${#shots[@]})"
 

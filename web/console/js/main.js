@@ -6,7 +6,10 @@
  */
 import * as api from './api.js';
 import { h, show, errorBox } from './dom.js';
-import * as views from './views.js';
+import * as platform from './platform.js';
+import * as customers from './customers.js';
+import * as transactions from './transactions.js';
+import * as webhooks from './webhooks.js';
 
 const main = document.getElementById('main');
 const nav = document.getElementById('nav');
@@ -85,10 +88,10 @@ async function route() {
     else a.removeAttribute('aria-current');
   }
   const view = {
-    platform: views.platform,
-    customers: parts[1] ? views.customer : views.customers,
-    transactions: parts[1] ? views.transaction : views.transactions,
-    webhooks: parts[1] ? views.delivery : views.webhooks,
+    platform: platform.platform,
+    customers: parts[1] ? customers.customer : customers.customers,
+    transactions: parts[1] ? transactions.transaction : transactions.transactions,
+    webhooks: parts[1] ? webhooks.delivery : webhooks.webhooks,
   }[parts[0]];
   if (!view) { show(main, errorBox({ code: 'NOT_FOUND', message: 'No such page.' })); return; }
   show(main, h('p', { class: 'muted' }, 'Loading…'));

@@ -1,105 +1,15 @@
-// t/lib/console-browser.mjs - drives the sandbox console (web/console/) in
-// Debian's chromium, headless, through puppeteer-core, for t/32-console.t.
-//
-//   node t/lib/console-browser.mjs
-//
-// Environment: XB_BASE_URL, XB_CLIENT_ID, XB_CLIENT_SECRET (a manage
-// token), CONSOLE_VIEW_ID, CONSOLE_VIEW_SECRET (a view token), CONSOLE_SHOTS
-// (the folder of the screenshots), CONSOLE_RUN (a unique suffix),
-// CHROMIUM (the browser, default /usr/bin/chromium).
-// Output: one line per assertion, "ok|NAME" or "not ok|NAME|WHY", which
-// the suite turns into TAP; setup calls to the API go through curl.
-// Exit status 0 unless the browser could not be driven at all.
-import { execFileSync } from 'node:child_process';
-import { mkdirSync } from 'node:fs';
-import { createRequire } from 'node:module';
-import { dirname, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
+// t/lib/console/core.mjs - the console's main path in chromium, for
+// t/32-console.t: the page's headers; sign in; create a customer and fund
+// it; a transfer-out held PENDING (an account ending in 003) completed with
+// the button, and its event's payload; a retry; a review case approved
+// after the first try shows the 400's missing fields; a hostile name;
+// where the credentials are; sign out; the view token sees no action; 360
+// px wide; a wrong secret.
+import { BASE, ID, SECRET, VIEW_ID, VIEW_SECRET, RUN, T, api, step, textOf, signIn, scenario } from './harness.mjs';
 
-// puppeteer-core from tools/node_modules, as npm ci --prefix tools pins it.
-const here = dirname(fileURLToPath(import.meta.url));
-const require = createRequire(resolve(here, '../../tools/package.json'));
-const puppeteer = require('puppeteer-core');
-
-const env = (k) => {
-  const v = process.env[k];
-  if (!v) { console.log(`not ok|environment|${k} is not set`); process.exit(2); }
-  return v;
-};
-const BASE = env('XB_BASE_URL').replace(/\/$/, '');
-const ID = env('XB_CLIENT_ID');
-const SECRET = env('XB_CLIENT_SECRET');
-const VIEW_ID = env('CONSOLE_VIEW_ID');
-const VIEW_SECRET = env('CONSOLE_VIEW_SECRET');
-const SHOTS = env('CONSOLE_SHOTS');
-const RUN = env('CONSOLE_RUN');
-const CHROMIUM = process.env.CHROMIUM || '/usr/bin/chromium';
 const HOSTILE = '<img src=x onerror=alert(1)>';
-const T = 15000;
 
-mkdirSync(SHOTS, { recursive: true });
-
-const result = (good, name, why) =>
-  console.log(good ? `ok|${name}` : `not ok|${name}|${String(why || '').replace(/[\r\n|]+/g, ' ')}`);
-
-/* api(method, path, body): the API through curl, with the manage token. */
-function api(method, path, body) {
-  const args = ['-sk', '-u', `${ID}:${SECRET}`, '-X', method, '-H', 'Content-Type: application/json'];
-  if (body !== undefined) args.push('--data-binary', JSON.stringify(body));
-  args.push(BASE + path);
-  return JSON.parse(execFileSync('curl', args, { encoding: 'utf8' }) || 'null');
-}
-
-let shot = 0;
-async function screenshot(page, name) {
-  shot += 1;
-  const file = `${SHOTS}/${String(shot).padStart(2, '0')}-${name}.png`;
-  await page.screenshot({ path: file, fullPage: true });
-}
-
-/* step(name, fn): an assertion; fn returns true or throws / returns a reason. */
-async function step(name, fn) {
-  try {
-    const r = await fn();
-    if (r === true) result(true, name);
-    else result(false, name, r === undefined ? 'no result' : r);
-    return r === true;
-  } catch (e) {
-    result(false, name, e && e.message ? e.message : e);
-    return false;
-  }
-}
-
-const textOf = (page, sel) => page.$eval(sel, (el) => el.textContent);
-
-async function signIn(page, id, secret) {
-  await page.waitForSelector('#signin', { visible: true, timeout: T });
-  await page.type('#clientId', id);
-  await page.type('#clientSecret', secret);
-  await page.click('#signin button[type=submit]');
-}
-
-const browser = await puppeteer.launch({
-  executablePath: CHROMIUM,
-  headless: true,
-  acceptInsecureCerts: true,
-  args: ['--no-sandbox', '--ignore-certificate-errors', '--no-first-run', '--disable-gpu'],
-  defaultViewport: { width: 1100, height: 800 },
-});
-
-try {
-  const page = await browser.newPage();
-  const consoleErrors = [];
-  const dialogs = [];
-  const urls = [];
-  const pageUrls = [];
-  let expectErrors = false;
-  page.on('console', (m) => { if (m.type() === 'error' && !expectErrors) consoleErrors.push(m.text()); });
-  page.on('pageerror', (e) => consoleErrors.push(`pageerror: ${e.message}`));
-  page.on('dialog', async (d) => { dialogs.push(d.message()); await d.dismiss(); });
-  page.on('request', (r) => urls.push(r.url()));
-  page.on('framenavigated', (f) => pageUrls.push(f.url()));
-
+await scenario(async ({ page, dialogs, urls, pageUrls, expectErrors, shot }) => {
   // The page and its headers.
   const res = await page.goto(`${BASE}/console/`, { waitUntil: 'networkidle0', timeout: T });
   const hdr = res.headers();
@@ -111,7 +21,7 @@ try {
   await step('console page: Referrer-Policy no-referrer', () => hdr['referrer-policy'] === 'no-referrer' || `got ${hdr['referrer-policy']}`);
   await step('console page: X-Content-Type-Options nosniff', () => hdr['x-content-type-options'] === 'nosniff' || `got ${hdr['x-content-type-options']}`);
   await page.waitForSelector('#signin', { visible: true, timeout: T });
-  await screenshot(page, 'signin');
+  await shot('signin');
 
   // Sign in with the manage token.
   await signIn(page, ID, SECRET);
@@ -121,7 +31,7 @@ try {
     const who = await textOf(page, '#who');
     return /manage/.test(who) || `who: ${who}`;
   });
-  await screenshot(page, 'customers');
+  await shot('customers');
 
   // Create a customer with the form.
   const name = `Console Ada ${RUN}`;
@@ -134,7 +44,7 @@ try {
     customerId = decodeURIComponent(page.url().split('#/customers/')[1] || '');
     return /^Customer:/.test(customerId) || `url ${page.url()}`;
   });
-  await screenshot(page, 'customer');
+  await shot('customer');
 
   // Fund its USD account.
   await page.type('#fund-USD', '250000');
@@ -143,7 +53,7 @@ try {
     await page.waitForFunction(() => /^250000 USD/.test(document.querySelector('[data-balance=USD]')?.textContent || ''), { timeout: T });
     return true;
   });
-  await screenshot(page, 'funded');
+  await shot('funded');
 
   // A transfer-out to an account ending in 003 (held PENDING), made
   // through the API: the console has no form for it yet.
@@ -166,7 +76,7 @@ try {
     const st = await textOf(page, 'p .status');
     return (st === 'PENDING' && helpers === 'complete,fail') || `status ${st}, helpers ${helpers}`;
   });
-  await screenshot(page, 'transaction-pending');
+  await shot('transaction-pending');
   await page.click('[data-helper=complete]');
   await step('complete: the transaction shows COMPLETED, return offered', async () => {
     await page.waitForFunction(() => document.querySelector('p .status')?.textContent === 'COMPLETED', { timeout: T });
@@ -174,7 +84,7 @@ try {
     const settled = await textOf(page, 'dd[data-field=settledAt]');
     return (helpers === 'return' && settled !== '—') || `helpers ${helpers}, settledAt ${settled}`;
   });
-  await screenshot(page, 'transaction-completed');
+  await shot('transaction-completed');
 
   // Its COMPLETED event's payload.
   await step('event: the OUTGOING_PAYMENT.COMPLETED payload carries the transaction, COMPLETED', async () => {
@@ -185,7 +95,7 @@ try {
     return (ev.type === 'OUTGOING_PAYMENT.COMPLETED' && ev.data.status === 'COMPLETED' && ev.data.transactionId === txId) ||
       JSON.stringify(ev).slice(0, 300);
   });
-  await screenshot(page, 'event-payload');
+  await shot('event-payload');
 
   // Retry that delivery (the platform's endpoint refuses connections).
   await page.click('[data-action=retry]');
@@ -193,7 +103,7 @@ try {
     await page.waitForFunction(() => document.querySelector('dd[data-field=status]')?.textContent === 'PENDING', { timeout: T });
     return true;
   });
-  await screenshot(page, 'event-retried');
+  await shot('event-retried');
 
   // A review case that needs counterparty fields: a first approval shows
   // the 400's missing fields, the second (with them) completes it.
@@ -202,7 +112,7 @@ try {
   });
   await page.goto(`${BASE}/console/#/transactions/${encodeURIComponent(sim.transactionId)}`, { waitUntil: 'networkidle0', timeout: T });
   await page.waitForSelector('[data-action=approve]', { timeout: T });
-  expectErrors = true; /* the browser logs the 400 itself as a failed load */
+  expectErrors(true); /* the browser logs the 400 itself as a failed load */
   await page.click('[data-action=approve]');
   await step('approve without the fields: INVALID_REQUEST with missingRequiredFields shown', async () => {
     await page.waitForSelector('#main .error li[data-detail=missingRequiredFields]', { timeout: T });
@@ -210,8 +120,8 @@ try {
     const missing = await textOf(page, '#main .error li[data-detail=missingRequiredFields]');
     return (code === 'INVALID_REQUEST' && /senderFullLegalName/.test(missing) && /purposeOfPayment/.test(missing)) || `${code}: ${missing}`;
   });
-  await screenshot(page, 'review-missing-fields');
-  expectErrors = false;
+  await shot('review-missing-fields');
+  expectErrors(false);
   await page.type('#r-senderFullLegalName', 'Carlos Mendes');
   await page.type('#r-senderCountryCode', 'BR');
   await page.type('#r-senderDateOfBirthOrRegistrationId', '1980-04-02');
@@ -221,7 +131,7 @@ try {
     await page.waitForFunction(() => document.querySelector('p .status')?.textContent === 'COMPLETED', { timeout: T });
     return true;
   });
-  await screenshot(page, 'review-approved');
+  await shot('review-approved');
 
   // A hostile name stays text.
   await page.goto(`${BASE}/console/#/customers`, { waitUntil: 'networkidle0', timeout: T });
@@ -242,7 +152,7 @@ try {
     const imgs = await page.$$eval('main img', (l) => l.length);
     return (found && imgs === 0 && dialogs.length === 0) || `found ${found}, imgs ${imgs}`;
   });
-  await screenshot(page, 'hostile-name');
+  await shot('hostile-name');
 
   // Where the credentials are (and are not).
   await step('credentials: in sessionStorage only (no URL, localStorage or cookie)', async () => {
@@ -283,13 +193,13 @@ try {
     const n = await page.$$eval('main button', (l) => l.length);
     return n === 0 || `${n} buttons`;
   });
-  await screenshot(page, 'view-transaction');
+  await shot('view-transaction');
   await page.setViewport({ width: 360, height: 740 });
   await step('360 px wide: the transaction page needs no sideways scrolling', async () => {
     const w = await page.evaluate(() => document.documentElement.scrollWidth);
     return w <= 360 || `scrollWidth ${w}`;
   });
-  await screenshot(page, 'view-transaction-360px');
+  await shot('view-transaction-360px');
   await page.setViewport({ width: 1100, height: 800 });
   await page.goto(`${BASE}/console/#/customers/${encodeURIComponent(customerId)}`, { waitUntil: 'networkidle0', timeout: T });
   await step('view token: the customer without fund buttons', async () => {
@@ -308,14 +218,11 @@ try {
     const n = await page.$$eval('main [data-action=retry]', (l) => l.length);
     return n === 0 || `${n} retry buttons`;
   });
-  await screenshot(page, 'view-webhooks');
-
-  await step('no console error and no dialog through the whole run', () =>
-    (consoleErrors.length === 0 && dialogs.length === 0) || `${consoleErrors.join(' ; ')} ${dialogs.join(';')}`);
+  await shot('view-webhooks');
 
   // A wrong secret: the form again with the envelope's error, no dialog.
   await page.click('#signout');
-  expectErrors = true; /* the 401 itself is logged by the browser as a failed load */
+  expectErrors(true); /* the 401 itself is logged by the browser as a failed load */
   await signIn(page, ID, 'wrong-secret-wrong-secret-wrong-secret-wro');
   await step('wrong secret: 401 UNAUTHORIZED shown on the sign-in form', async () => {
     await page.waitForSelector('#main .error .error-code', { timeout: T });
@@ -323,9 +230,5 @@ try {
     const form = await page.$('#signin');
     return (code === 'UNAUTHORIZED' && form !== null && dialogs.length === 0) || `code ${code}`;
   });
-  await screenshot(page, 'wrong-secret');
-} catch (e) {
-  result(false, 'browser run', e && e.stack ? e.stack : e);
-} finally {
-  await browser.close();
-}
+  await shot('wrong-secret');
+}, import.meta.url);
