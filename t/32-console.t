@@ -18,6 +18,7 @@
 #  - no console error; a wrong secret shows the 401's envelope on the form.
 # On a platform of its own.  A screenshot per step under $XB_DEV_DIR/log/console/.
 . "$(dirname "${BASH_SOURCE[0]}")/lib/api.sh"
+. "$_API_LIB_DIR/webhooks.sh"
 no_plan
 
 CHROMIUM=${CHROMIUM:-/usr/bin/chromium}
@@ -46,6 +47,11 @@ api PATCH /config '{"webhookEndpoint":"http://127.0.0.1:9/hooks"}'
 is_status 200 "PATCH /config: a webhook endpoint"
 create_token "$(uniq_name console-view)" '["view"]'
 
+# A webhook receiver for the connectivity test (webhooks.mjs): under
+# /console-test it answers 201 with a body that looks like HTML.
+wh_start
+wh_set /console-test '{"codes":[201],"body":"received <b>it</b>"}'
+
 SHOTS=$XB_DEV_DIR/log/console
 rm -rf -- "$SHOTS"
 mkdir -p -- "$SHOTS"
@@ -55,7 +61,7 @@ scenario() {
     name=$(basename "$file" .mjs)
     out=$_API_TMP/$name.out
     XB_CLIENT_ID=$NP_CLIENT_ID XB_CLIENT_SECRET=$NP_SECRET CONSOLE_VIEW_ID=$TOK_CLIENT_ID CONSOLE_VIEW_SECRET=$TOK_SECRET CONSOLE_SHOTS=$SHOTS \
-        CONSOLE_RUN=$(uniq_name r) CHROMIUM=$CHROMIUM \
+        CONSOLE_RUN=$(uniq_name r) CHROMIUM=$CHROMIUM CONSOLE_WH_URL=$WH_URL/console-test \
         timeout 300 node "$file" >"$out" 2>"$_API_TMP/$name.err" || rc=$?
     while IFS='|' read -r res step why; do
         case $res in

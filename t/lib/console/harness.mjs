@@ -6,7 +6,8 @@
 // Environment: XB_BASE_URL, XB_CLIENT_ID, XB_CLIENT_SECRET (a manage
 // token), CONSOLE_VIEW_ID, CONSOLE_VIEW_SECRET (a view token of the same
 // platform), CONSOLE_SHOTS (the folder of the screenshots), CONSOLE_RUN (a
-// unique suffix), CHROMIUM (the browser, default /usr/bin/chromium).
+// unique suffix), CHROMIUM (the browser, default /usr/bin/chromium),
+// CONSOLE_WH_URL (a webhook receiver's URL).
 import { execFileSync } from 'node:child_process';
 import { mkdirSync } from 'node:fs';
 import { createRequire } from 'node:module';
@@ -31,6 +32,8 @@ export const VIEW_SECRET = env('CONSOLE_VIEW_SECRET');
 export const SHOTS = env('CONSOLE_SHOTS');
 export const RUN = env('CONSOLE_RUN');
 const CHROMIUM = process.env.CHROMIUM || '/usr/bin/chromium';
+/* A webhook receiver's URL, answering 201 "received <b>it</b>" (t/32-console.t). */
+export const WH_URL = process.env.CONSOLE_WH_URL || '';
 export const T = 15000;
 
 mkdirSync(SHOTS, { recursive: true });
@@ -61,9 +64,11 @@ export async function step(name, fn) {
 
 export const textOf = (page, sel) => page.$eval(sel, (el) => el.textContent);
 
-/* go(page, hash): the console at #hash, loaded. */
+/* go(page, hash): the console at #hash, loaded afresh (reloaded when already there). */
 export async function go(page, hash) {
-  await page.goto(`${BASE}/console/${hash}`, { waitUntil: 'networkidle0', timeout: T });
+  const url = `${BASE}/console/${hash}`;
+  if (page.url() === url) await page.reload({ waitUntil: 'networkidle0', timeout: T });
+  else await page.goto(url, { waitUntil: 'networkidle0', timeout: T });
 }
 
 export async function signIn(page, id, secret) {

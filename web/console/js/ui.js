@@ -73,7 +73,9 @@ export function formErrors(form, out, e) {
     if (!el) continue;
     const id = `${el.id}-error`;
     const msg = h('span', { class: 'field-error', id, 'data-error-for': k }, text(v));
-    (el.closest('label') || el).after(msg);
+    const label = el.closest('label');
+    if (label) label.appendChild(msg);
+    else el.after(msg);
     el.setAttribute('aria-invalid', 'true');
     el.setAttribute('aria-describedby', id);
   }
