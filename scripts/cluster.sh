@@ -352,6 +352,7 @@ cl_nginx_start() {
     [ "$(id -u)" -ne 0 ] || user_line='user root root;'
     [[ $RATE =~ ^[1-9][0-9]*$ && $BURST =~ ^[0-9]+$ ]] || die "bad XB_RATE_LIMIT/XB_RATE_BURST"
     sed -e "s|@PORT@|$PORT|g" -e "s|@DEV@|$(sed_escape "$DEV")|g" \
+        -e "s|@WEB@|$(sed_escape "$ROOT/web")|g" \
         -e "s|@FCGI_1@|$(sed_escape "$CL_DIR/node1/run/fcgi.sock")|g" \
         -e "s|@FCGI_2@|$(sed_escape "$CL_DIR/node2/run/fcgi.sock")|g" \
         -e "s|@RATE@|$RATE|g" -e "s|@BURST@|$BURST|g" -e "s|@USER_LINE@|$user_line|g" \

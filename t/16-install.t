@@ -480,6 +480,10 @@ like "$hdrs" 'x-content-type-options: nosniff' "... X-Content-Type-Options: nosn
 hdrs=$(command curl -sk --max-time 10 -D - -o /dev/null \
     --resolve "api.example.com:$PORT:127.0.0.1" "https://api.example.com:$PORT/console/js/main.js" | tr -d '\r')
 like "$hdrs" 'content-type: text/javascript' "GET /console/js/main.js: a JavaScript module"
+hdrs=$(command curl -sk --max-time 10 -D - -o /dev/null \
+    --resolve "api.example.com:$PORT:127.0.0.1" "https://api.example.com:$PORT/console" | tr -d '\r')
+like "$hdrs" '^HTTP/[0-9.]+ 301' "GET /console through the installed site: 301"
+like "$hdrs" $'(^|\n)location: /console/(\n|$)' "... to /console/"
 
 stop_all
 done_testing

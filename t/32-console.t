@@ -34,6 +34,10 @@ is "$STATUS" 200 "GET /console/: 200"
 like "$(header Content-Security-Policy)" "default-src 'self'; frame-ancestors 'none'" "GET /console/: the CSP"
 is "$(header Referrer-Policy)" no-referrer "GET /console/: Referrer-Policy"
 is "$(header X-Content-Type-Options)" nosniff "GET /console/: X-Content-Type-Options"
+api --noauth --nocheck GET /console
+is "$STATUS" 301 "GET /console: 301"
+is "$(header Location)" /console/ "... to /console/"
+api --noauth --nocheck GET /console/
 unlike "$BODY" '<script>|<style|[[:space:]](style|on[a-z]+)=' "index.html: no inline script, style or handler"
 for f in "$XB_REPO"/web/console/*.html "$XB_REPO"/web/console/js/*.js; do
     unlike "$(<"$f")" 'innerHTML|outerHTML|insertAdjacentHTML|document\.write|eval\(' "${f#"$XB_REPO"/}: no HTML parsing of strings"

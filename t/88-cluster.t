@@ -56,6 +56,14 @@ note "seed $SEED; $CLIENTS clients; ${BEFORE}s, node $KILL dead ${DOWN}s, ${AFTE
 W=$_API_TMP/cl
 mkdir -p "$W"
 
+# The sandbox console, served by the cluster's nginx as by the others.
+api --noauth --nocheck GET /console/
+is "$STATUS" 200 "GET /console/ through the cluster's nginx: 200"
+like "$(header Content-Security-Policy)" "default-src 'self'; frame-ancestors 'none'" "... with its Content-Security-Policy"
+api --noauth --nocheck GET /console
+is "$STATUS" 301 "GET /console: 301"
+is "$(header Location)" /console/ "... to /console/"
+
 # node_sql N ARGS...: the mariadb client as root on node N (causal reads).
 node_sql() {
     local n=$1 v
