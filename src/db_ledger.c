@@ -28,11 +28,11 @@ enum { SQL_LOCK, SQL_UPDATE, SQL_ENTRIES };
 static const char *
 apply_sql(int which, size_t n)
 {
-	static char *made[3][LEDGER_MAX_POSTINGS + 1];
-	char buf[2048];
+	static char *made[3][LEDGER_MAX_ENTRIES + 1];
+	char buf[8192];
 	size_t len = 0;
 
-	if (n == 0 || n > LEDGER_MAX_POSTINGS)
+	if (n == 0 || n > (which == SQL_ENTRIES ? LEDGER_MAX_ENTRIES : LEDGER_MAX_POSTINGS))
 		abort();
 	if (made[which][n] != NULL)
 		return made[which][n];
@@ -55,10 +55,10 @@ apply_sql(int which, size_t n)
 		ADD(")");
 		break;
 	default:
-		ADD("INSERT INTO ledger_entries (posting_id, platform_id, account_id, currency,"
-		    " amount, memo, created_at) VALUES");
+		ADD("INSERT INTO ledger_entries (posting_id, transaction_id, platform_id,"
+		    " account_id, currency, amount, memo, created_at) VALUES");
 		for (size_t i = 0; i < n; i++)
-			ADD("%s (?, ?, ?, ?, ?, ?, UTC_TIMESTAMP(3))", i ? "," : "");
+			ADD("%s (?, ?, ?, ?, ?, ?, ?, UTC_TIMESTAMP(3))", i ? "," : "");
 	}
 #undef ADD
 	if (len >= sizeof(buf))
@@ -168,44 +168,64 @@ update_balances(struct db *db, const struct posting_set *s, const size_t *order,
 	return db_exec(db, apply_sql(SQL_UPDATE, m), v, 3 * m, NULL);
 }
 
-/* Writes the set's ledger entries under one new posting id, in one INSERT. */
+/*
+ * Writes the ne entries e under one new posting id, in one INSERT; each
+ * names its account's platform as read under lock (the set's accounts, in
+ * order[]'s n, with their platforms in platform[]).
+ */
 static int
-write_entries(struct db *db, const char *memo, const struct posting_set *s,
-    const size_t *order, size_t n, char platform[][37])
+write_entries(struct db *db, const char *memo, const struct ledger_entry *e, size_t ne,
+    const struct posting_set *s, const size_t *order, size_t n, char platform[][37])
 {
-	struct db_val v[LEDGER_MAX_POSTINGS * 6];
+	static struct db_val v[LEDGER_MAX_ENTRIES * 7];
 	char posting_id[UUID_LEN + 1];
 
 	ids_uuid4(posting_id);
-	for (size_t i = 0; i < s->n; i++) {
-		const struct posting *p = &s->p[i];
+	for (size_t i = 0; i < ne; i++) {
 		const char *plat = NULL;
 
-		/* Postings of one account share the platform read under lock. */
 		for (size_t k = 0; k < n; k++)
-			if (strcmp(s->p[order[k]].account_id, p->account_id) == 0)
+			if (strcmp(s->p[order[k]].account_id, e[i].account_id) == 0)
 				plat = platform[order[k]];
-		v[6 * i] = DBS(posting_id);
-		v[6 * i + 1] = DBS(plat);
-		v[6 * i + 2] = DBS(p->account_id);
-		v[6 * i + 3] = DBS(p->currency);
-		v[6 * i + 4] = DBI(p->amount);
-		v[6 * i + 5] = DBS(memo);
+		v[7 * i] = DBS(posting_id);
+		v[7 * i + 1] = e[i].txn[0] != '\0' ? DBS(e[i].txn) : DBN;
+		v[7 * i + 2] = DBS(plat);
+		v[7 * i + 3] = DBS(e[i].account_id);
+		v[7 * i + 4] = DBS(e[i].currency);
+		v[7 * i + 5] = DBI(e[i].amount);
+		v[7 * i + 6] = DBS(memo);
 	}
-	return db_exec(db, apply_sql(SQL_ENTRIES, s->n), v, 6 * s->n, NULL);
+	return db_exec(db, apply_sql(SQL_ENTRIES, ne), v, 7 * ne, NULL);
 }
 
-int
-db_ledger_apply(struct db *db, const char *memo, const struct posting_set *s,
-    struct ledger_short *shortfall)
+/*
+ * Applies s and writes the entries e (ne of them, ledger_split_matches s),
+ * or, with e NULL, one entry per posting of s, naming s->txn.
+ */
+static int
+apply(struct db *db, const char *memo, const struct posting_set *s,
+    const struct ledger_entry *e, size_t ne, struct ledger_short *shortfall)
 {
 	size_t order[LEDGER_MAX_POSTINGS], n;
 	char platform[LEDGER_MAX_POSTINGS][37];
 	int64_t nets[LEDGER_MAX_POSTINGS];
+	struct ledger_entry own[LEDGER_MAX_POSTINGS];
 	int rc;
 
 	if (ledger_balanced(s) < 0)
 		return DB_CONFLICT;
+	if (e == NULL) {
+		for (size_t i = 0; i < s->n; i++) {
+			memcpy(own[i].txn, s->txn, sizeof(own[i].txn));
+			memcpy(own[i].account_id, s->p[i].account_id, sizeof(own[i].account_id));
+			memcpy(own[i].currency, s->p[i].currency, sizeof(own[i].currency));
+			own[i].amount = s->p[i].amount;
+		}
+		e = own;
+		ne = s->n;
+	} else if (!ledger_split_matches(s, e, ne)) {
+		return DB_CONFLICT;
+	}
 	n = ledger_lock_order(s, order);
 	/*
 	 * Lock and check every account before changing any, so that a
@@ -216,7 +236,21 @@ db_ledger_apply(struct db *db, const char *memo, const struct posting_set *s,
 		return rc;
 	if ((rc = update_balances(db, s, order, n, nets)) != DB_OK)
 		return rc;
-	return write_entries(db, memo, s, order, n, platform);
+	return write_entries(db, memo, e, ne, s, order, n, platform);
+}
+
+int
+db_ledger_apply(struct db *db, const char *memo, const struct posting_set *s,
+    struct ledger_short *shortfall)
+{
+	return apply(db, memo, s, NULL, 0, shortfall);
+}
+
+int
+db_ledger_apply_split(struct db *db, const char *memo, const struct posting_set *s,
+    const struct ledger_entry *e, size_t ne)
+{
+	return apply(db, memo, s, e, ne, NULL);
 }
 
 /*

@@ -132,3 +132,35 @@ ledger_balance_after(int64_t balance, int64_t net, int may_go_negative, int64_t 
 	*out = after;
 	return LEDGER_OK;
 }
+
+int
+ledger_split_matches(const struct posting_set *s, const struct ledger_entry *e, size_t n)
+{
+	if (n == 0 || n > LEDGER_MAX_ENTRIES)
+		return 0;
+	for (size_t i = 0; i < n; i++) {
+		int found = 0;
+
+		if (e[i].amount == 0 || e[i].amount == INT64_MIN)
+			return 0;
+		for (size_t k = 0; k < s->n && !found; k++)
+			found = strcmp(s->p[k].account_id, e[i].account_id) == 0 &&
+			    strcmp(s->p[k].currency, e[i].currency) == 0;
+		if (!found)
+			return 0;
+	}
+	/* Per account of the set: its postings' sum equals its entries'. */
+	for (size_t k = 0; k < s->n; k++) {
+		__int128 want = 0, got = 0;
+
+		for (size_t j = 0; j < s->n; j++)
+			if (strcmp(s->p[j].account_id, s->p[k].account_id) == 0)
+				want += s->p[j].amount;
+		for (size_t i = 0; i < n; i++)
+			if (strcmp(e[i].account_id, s->p[k].account_id) == 0)
+				got += e[i].amount;
+		if (want != got)
+			return 0;
+	}
+	return 1;
+}

@@ -21,6 +21,7 @@
 #include "xborder/transfer.h"
 #include "xborder/txn.h"
 #include "xborder/txn_lifecycle.h"
+#include "xborder/util.h"
 
 /* A transfer is settled by the worker after this long. */
 #define SETTLE_DELAY_MS 300
@@ -50,6 +51,7 @@ into_transit(struct db *db, const struct transfer_args *x)
 	if (!x->out && (rc = db_account_system(db, x->platform, ACCT_SANDBOX, t->currency,
 	    sandbox)) != DB_OK)
 		return rc;
+	str_copy(s.txn, sizeof(s.txn), x->id);
 	if (ledger_move(&s, x->out ? t->internal_account_id : sandbox, transit, t->currency,
 	    t->amount) < 0)
 		return DB_CONFLICT;

@@ -89,6 +89,7 @@ move(struct db *db, const struct txn *t, const char *from, const char *to,
 	if ((rc = account_of(db, t, from, a)) != DB_OK ||
 	    (rc = account_of(db, t, to, b)) != DB_OK)
 		return rc;
+	str_copy(s.txn, sizeof(s.txn), t->id);
 	if (ledger_move(&s, a, b, t->currency, t->amount) < 0)
 		return DB_CONFLICT;
 	return db_ledger_apply(db, memo, &s, NULL);
@@ -97,23 +98,30 @@ move(struct db *db, const struct txn *t, const char *from, const char *to,
 /*
  * Adds the sending side of q to s, forwards (sign 1: the sender pays S,
  * the outside world gets P, the platforms their fees) or backwards
- * (sign -1).
+ * (sign -1).  Each platform's accounts stay balanced on their own: the
+ * receiving platform's fee, when that is another platform, leaves the
+ * sender's side through its SANDBOX account (the outside world) and
+ * comes in through the receiving platform's.
  */
 static int
 sending_side(struct db *db, const struct quote *q, int sign, struct posting_set *s)
 {
-	char sandbox[37], fee_s[37], fee_r[37];
+	char sandbox[37], fee_s[37], fee_r[37], r_sandbox[37];
 	const char *cur = q->send_currency;
+	int other = strcmp(q->recv_platform_id, q->platform_id) != 0 && q->fee_receiver > 0;
 	int rc;
 
 	if ((rc = db_account_system(db, q->platform_id, ACCT_SANDBOX, cur, sandbox)) != DB_OK ||
 	    (rc = db_account_system(db, q->platform_id, ACCT_PLATFORM, cur, fee_s)) != DB_OK ||
 	    (rc = db_account_system(db, q->recv_platform_id, ACCT_PLATFORM, cur,
-	    fee_r)) != DB_OK)
+	    fee_r)) != DB_OK ||
+	    (other && (rc = db_account_system(db, q->recv_platform_id, ACCT_SANDBOX, cur,
+	    r_sandbox)) != DB_OK))
 		return rc;
 	if (ledger_add(s, q->source_account_id, cur, -sign * q->send_amount) < 0 ||
-	    ledger_add(s, sandbox, cur, sign * q->principal) < 0 ||
+	    ledger_add(s, sandbox, cur, sign * (q->principal + (other ? q->fee_receiver : 0))) < 0 ||
 	    (q->fee_sender > 0 && ledger_add(s, fee_s, cur, sign * q->fee_sender) < 0) ||
+	    (other && ledger_add(s, r_sandbox, cur, -sign * q->fee_receiver) < 0) ||
 	    (q->fee_receiver > 0 && ledger_add(s, fee_r, cur, sign * q->fee_receiver) < 0))
 		return DB_CONFLICT;
 	return DB_OK;
@@ -155,6 +163,7 @@ quote_executed(struct db *db, const struct quote *q, const struct txn_move_ctx *
 		str_copy(dest, sizeof(dest), ctx->credit_account);
 	else if ((rc = txn_quote_credit_account(db, q, dest)) != DB_OK)
 		return rc;
+	str_copy(s.txn, sizeof(s.txn), q->transaction_id);
 	if ((rc = sending_side(db, q, 1, &s)) != DB_OK ||
 	    (rc = receiving_move(db, q, ACCT_SANDBOX, dest, &s)) != DB_OK)
 		return rc;
@@ -169,6 +178,7 @@ quote_paid(struct db *db, const struct quote *q)
 	char sandbox[37];
 	int rc;
 
+	str_copy(s.txn, sizeof(s.txn), q->transaction_id);
 	if ((rc = db_account_system(db, q->recv_platform_id, ACCT_SANDBOX, q->recv_currency,
 	    sandbox)) != DB_OK ||
 	    (rc = receiving_move(db, q, ACCT_IN_TRANSIT, sandbox, &s)) != DB_OK)
@@ -188,6 +198,7 @@ quote_reversed(struct db *db, const struct quote *q, int r_in_transit, const cha
 	char sandbox[37];
 	int rc;
 
+	str_copy(s.txn, sizeof(s.txn), q->transaction_id);
 	if ((rc = sending_side(db, q, -1, &s)) != DB_OK)
 		return rc;
 	if (r_in_transit &&
@@ -272,17 +283,31 @@ txn_postings(struct db *db, const struct txn *t, const char *to,
 	}
 }
 
+/* Fills one ledger entry of payout t: amount on account. */
+static void
+entry(struct ledger_entry *e, const struct txn *t, const char *account, int64_t amount)
+{
+	str_copy(e->txn, sizeof(e->txn), t->id);
+	str_copy(e->account_id, sizeof(e->account_id), account);
+	str_copy(e->currency, sizeof(e->currency), t->currency);
+	e->amount = amount;
+}
+
 /*
  * The postings of the batch's payouts of one platform and currency, those
- * of ts from i on that posted[] does not mark yet (they are marked).
+ * of ts from i on that posted[] does not mark yet (they are marked): one
+ * set that takes each in-transit shard's share out at once, written as
+ * two entries per payout (its shard to SANDBOX), each naming its payout.
  */
 static int
 batch_group(struct db *db, const struct txn *ts, size_t n, size_t i, unsigned char *posted)
 {
 	const struct txn *g = &ts[i];
 	__int128 shard[LEDGER_TRANSIT_SHARDS] = { 0 }, total = 0;
+	char shard_id[LEDGER_TRANSIT_SHARDS][UUID_LEN + 1], sandbox[UUID_LEN + 1];
+	struct ledger_entry e[LEDGER_MAX_ENTRIES];
 	struct posting_set s = { .n = 0 };
-	char id[UUID_LEN + 1];
+	size_t group[TXN_BATCH_MAX], ng = 0, ne = 0;
 	int rc;
 
 	for (size_t k = i; k < n; k++) {
@@ -297,23 +322,34 @@ batch_group(struct db *db, const struct txn *ts, size_t n, size_t i, unsigned ch
 		shard[t->transit_shard] += t->amount;
 		total += t->amount;
 		posted[k] = 1;
+		group[ng++] = k;
 	}
 	if (total > LEDGER_BALANCE_MAX)
 		return DB_CONFLICT;
 	for (int k = 0; k < LEDGER_TRANSIT_SHARDS; k++) {
 		if (shard[k] == 0)
 			continue;
-		if ((rc = db_account_transit(db, g->platform_id, g->currency, k, id)) != DB_OK)
+		if ((rc = db_account_transit(db, g->platform_id, g->currency, k,
+		    shard_id[k])) != DB_OK)
 			return rc;
-		if (ledger_add(&s, id, g->currency, -(int64_t)shard[k]) < 0)
+		if (ledger_add(&s, shard_id[k], g->currency, -(int64_t)shard[k]) < 0)
 			return DB_CONFLICT;
 	}
-	if ((rc = db_account_system(db, g->platform_id, ACCT_SANDBOX, g->currency, id)) != DB_OK)
+	if ((rc = db_account_system(db, g->platform_id, ACCT_SANDBOX, g->currency,
+	    sandbox)) != DB_OK)
 		return rc;
-	if (ledger_add(&s, id, g->currency, (int64_t)total) < 0)
+	if (ledger_add(&s, sandbox, g->currency, (int64_t)total) < 0)
 		return DB_CONFLICT;
-	return db_ledger_apply(db, "payout_settled", &s, NULL);
+	for (size_t k = 0; k < ng; k++) {
+		const struct txn *t = &ts[group[k]];
+
+		entry(&e[ne++], t, shard_id[t->transit_shard], -t->amount);
+		entry(&e[ne++], t, sandbox, t->amount);
+	}
+	return db_ledger_apply_split(db, "payout_settled", &s, e, ne);
 }
+
+_Static_assert(2 * TXN_BATCH_MAX <= LEDGER_MAX_ENTRIES, "two entries per payout of a batch");
 
 int
 txn_postings_batch(struct db *db, const struct txn *ts, size_t n)

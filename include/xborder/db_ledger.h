@@ -41,6 +41,17 @@ int db_ledger_apply(struct db *db, const char *memo, const struct posting_set *s
     struct ledger_short *shortfall);
 
 /*
+ * As db_ledger_apply, for a set whose entries are written apart: the ne
+ * entries e (at most LEDGER_MAX_ENTRIES) instead of one per posting, each
+ * naming its own transaction.  They must make exactly the set's change to
+ * each account (ledger_split_matches), else DB_CONFLICT and nothing is
+ * written.  A settlement batch: balances change once per account, each
+ * payout keeps entries of its own.
+ */
+int db_ledger_apply_split(struct db *db, const char *memo, const struct posting_set *s,
+    const struct ledger_entry *e, size_t ne);
+
+/*
  * The id of platform's system account of kind in currency, created when
  * first needed.  Returns DB_OK or a failure.
  */

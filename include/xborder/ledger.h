@@ -58,10 +58,42 @@ struct posting {
 	int64_t	 amount;	/* credit > 0, debit < 0; never 0 */
 };
 
+/*
+ * A set of postings, and the transaction whose move it is (txn: its id,
+ * or "" for money that belongs to none, such as sandbox funding): every
+ * ledger entry written for the set names it, so that each transaction's
+ * entries can be checked against what its kind and status imply.
+ */
 struct posting_set {
 	struct posting	p[LEDGER_MAX_POSTINGS];
 	size_t		n;
+	char		txn[37];
 };
+
+/*
+ * The most ledger entries one write may hold: two per transaction of a
+ * settlement batch (txn.h's TXN_BATCH_MAX, 64), each payout's own.
+ */
+#define LEDGER_MAX_ENTRIES 128
+
+/*
+ * One ledger entry as written: a settlement batch changes balances by one
+ * aggregated set, but writes each transaction's entries apart
+ * (db_ledger_apply_split).
+ */
+struct ledger_entry {
+	char	 txn[37];	/* "" for none */
+	char	 account_id[37];
+	char	 currency[4];
+	int64_t	 amount;
+};
+
+/*
+ * 1 when the n entries e make exactly the set's change to each account:
+ * the same accounts and currencies, per account the same sum (computed
+ * in 128 bits), no entry of 0.  Else 0.
+ */
+int ledger_split_matches(const struct posting_set *s, const struct ledger_entry *e, size_t n);
 
 /*
  * Appends a posting.  Returns 0, or -1 when the set is full, the amount is
