@@ -66,14 +66,4 @@ int db_account_system(struct db *db, const char *platform, const char *kind,
 int db_account_transit(struct db *db, const char *platform, const char *currency, int shard,
     char id[37]);
 
-/*
- * Verifies the whole ledger: every currency's entries sum to zero, every
- * account's balance equals the sum of its entries, no non-SANDBOX balance
- * is negative, no balance is past the balance limit and no entry is in
- * another currency than its account.  Calls report() once per problem
- * found; returns the number of problems (>= 0) or a failure (< 0).
- */
-int db_ledger_check(struct db *db, void (*report)(const char *what, const char *id,
-    const char *detail));
-
 #endif

@@ -27,6 +27,7 @@
 #include "xborder/auth.h"
 #include "xborder/conf.h"
 #include "xborder/db.h"
+#include "xborder/db_checks.h"
 #include "xborder/db_ledger.h"
 #include "xborder/db_platforms.h"
 #include "xborder/db_txn_lists.h"
@@ -308,22 +309,39 @@ cmd_fx_list(struct db *db, const struct conf *conf, int argc, char **argv)
 	return 0;
 }
 
+/* ledger-check's output: each problem's row, then each check's line. */
 static void
-report_problem(const char *what, const char *id, const char *detail)
+report_problem(void *arg, const char *check, const char *what, const char *id,
+    const char *detail)
 {
+	(void)arg;
+	(void)check;
 	printf("%s\t%s\t%s\n", what, id, detail);
+}
+
+static void
+report_check(void *arg, const char *check, int problems, long examined)
+{
+	(void)arg;
+	if (problems == 0 && examined >= 0)
+		printf("check %s: ok (%ld transactions)\n", check, examined);
+	else if (problems == 0)
+		printf("check %s: ok\n", check);
+	else
+		printf("check %s: %d problem%s\n", check, problems, problems == 1 ? "" : "s");
 }
 
 static int
 cmd_ledger_check(struct db *db, const struct conf *conf, int argc, char **argv)
 {
-	(void)conf;
-	(void)argv;
+	static const struct check_sink sink = { report_problem, report_check, NULL };
 	int problems;
 
+	(void)conf;
+	(void)argv;
 	if (argc != 1)
 		usage();
-	problems = db_ledger_check(db, report_problem);
+	problems = db_checks_run(db, &sink);
 	if (problems < 0)
 		die("ledger-check: %s", db_error(db));
 	if (problems > 0) {
