@@ -28,6 +28,18 @@
  * postings and quote-fees hold the transactions made since schema 016,
  * from which entries name their transaction; events those of the last 30
  * days, whose events the delivery log still keeps.
+ *
+ * The recent checks (db_checks_recent, xborder-worker once a minute) run
+ * the same checks over what changed since the last run: the ledger
+ * entries and webhook events after the ids it reached, the accounts,
+ * transactions, quotes, platforms and idempotency records they name.
+ * sums and platform-sums then hold each new posting to zero per platform
+ * and currency (which their whole-database forms follow from), and
+ * balances holds each account touched to its balance at the last run plus
+ * its entries since (account_checkpoints).  A run covers the entries and
+ * events that existed when the run before it started, so that a
+ * transaction that took an id but had not committed yet is not passed
+ * over.
  */
 #include "config.h"
 
@@ -49,13 +61,57 @@
 /* Transactions a page of the postings and events checks. */
 #define PAGE_ROWS 500
 
+/* What a run covers: the whole database, or the recent changes. */
+struct scope {
+	int	 recent;
+	int64_t	 e_from, e_to;		/* ledger entries (e_from, e_to] */
+	int64_t	 v_from, v_to;		/* webhook events, by seq (v_from, v_to] */
+	char	 since[24];		/* idempotency records expiring after */
+};
+
 struct run {
 	struct db		*db;
 	const struct check_sink	*sink;
+	const struct scope	*s;
 	const char		*name;
 	int			 problems;
 	long			 examined;
 };
+
+/*
+ * The restrictions of a recent run, each with the scope values it binds
+ * (enum bind): the accounts, postings and entries of the new entries, the
+ * transactions and platforms of the new entries and events.
+ */
+enum bind { B_NONE, B_ENTRIES, B_EVENTS, B_BOTH, B_SINCE };
+
+#define NEW_ENTRIES "SELECT id FROM ledger_entries WHERE id > ? AND id <= ?"
+#define NEW_ACCOUNTS "SELECT account_id FROM ledger_entries WHERE id > ? AND id <= ?"
+#define NEW_POSTINGS "SELECT posting_id FROM ledger_entries WHERE id > ? AND id <= ?"
+#define NEW_TXNS "SELECT transaction_id FROM ledger_entries WHERE id > ? AND id <= ?" \
+	" AND transaction_id IS NOT NULL" \
+	" UNION SELECT transaction_id FROM webhook_events WHERE seq > ? AND seq <= ?"
+#define NEW_EVENT_TXNS "SELECT transaction_id FROM webhook_events WHERE seq > ? AND seq <= ?"
+#define NEW_PLATFORMS "SELECT platform_id FROM webhook_events WHERE seq > ? AND seq <= ?"
+
+/* The scope's values a query binds (at most 5), before its own. */
+static size_t
+bind(const struct scope *s, enum bind b, struct db_val *v)
+{
+	size_t n = 0;
+
+	if (b == B_ENTRIES || b == B_BOTH) {
+		v[n++] = DBI(s->e_from);
+		v[n++] = DBI(s->e_to);
+	}
+	if (b == B_EVENTS || b == B_BOTH) {
+		v[n++] = DBI(s->v_from);
+		v[n++] = DBI(s->v_to);
+	}
+	if (b == B_SINCE)
+		v[n++] = DBS(s->since);
+	return n;
+}
 
 static void
 problem(struct run *x, const char *what, const char *id, const char *detail)
@@ -70,7 +126,9 @@ problem(struct run *x, const char *what, const char *id, const char *detail)
  * row's columns.
  */
 struct query {
-	const char	*sql;
+	const char	*sql;		/* the whole database */
+	const char	*recent;	/* a recent run (NULL: the check has no recent form) */
+	enum bind	 b;		/* what the recent form binds */
 	const char	*what;
 	size_t		 id;
 	const char	*detail;
@@ -101,12 +159,21 @@ static int
 run_queries(struct run *x, const struct query *q, size_t nq, const struct db_val *a,
     size_t na)
 {
+	struct db_val v[8];
 	struct db_rows r;
 	char detail[256];
+	size_t n;
 	int rc;
 
 	for (size_t k = 0; k < nq; k++) {
-		if ((rc = db_query(x->db, q[k].sql, a, na, &r)) != DB_OK)
+		const char *sql = x->s->recent ? q[k].recent : q[k].sql;
+
+		if (sql == NULL)
+			continue;
+		n = x->s->recent ? bind(x->s, q[k].b, v) : 0;
+		for (size_t i = 0; i < na && n < sizeof(v) / sizeof(v[0]); i++)
+			v[n++] = a[i];
+		if ((rc = db_query(x->db, sql, v, n, &r)) != DB_OK)
 			return rc;
 		for (size_t i = 0; i < r.nrows; i++) {
 			fill(detail, sizeof(detail), q[k].detail, &r, i);
@@ -119,12 +186,65 @@ run_queries(struct run *x, const struct query *q, size_t nq, const struct db_val
 
 #define QUERIES(x, q) run_queries((x), (q), sizeof(q) / sizeof((q)[0]), NULL, 0)
 
+/*
+ * A recent run's balances: each account the new entries touched holds its
+ * balance at its checkpoint plus its entries since, and its checkpoint
+ * moves to the run's last entry (an account without one gets its first).
+ */
+static int
+recent_balances(struct run *x)
+{
+	static const char sql[] =
+	    "SELECT a.id, CAST(a.balance AS CHAR), c.entry_id, CAST(c.balance AS CHAR),"
+	    " CAST((SELECT IFNULL(SUM(e.amount), 0) FROM ledger_entries e"
+	    "  WHERE e.account_id = a.id AND e.id > IFNULL(c.entry_id, ?)) AS CHAR),"
+	    " CAST((SELECT IFNULL(SUM(e.amount), 0) FROM ledger_entries e"
+	    "  WHERE e.account_id = a.id AND e.id > ?) AS CHAR)"
+	    " FROM internal_accounts a LEFT JOIN account_checkpoints c ON c.account_id = a.id"
+	    " WHERE a.id IN (" NEW_ACCOUNTS ")";
+	static const char save[] =
+	    "INSERT INTO account_checkpoints (account_id, entry_id, balance) VALUES (?, ?, ?)"
+	    " ON DUPLICATE KEY UPDATE entry_id = VALUES(entry_id), balance = VALUES(balance)";
+	struct db_val a[] = { DBI(x->s->e_to), DBI(x->s->e_to), DBI(x->s->e_from),
+		DBI(x->s->e_to) };
+	struct db_rows r;
+	char detail[160];
+	int rc;
+
+	if ((rc = db_query(x->db, sql, a, 4, &r)) != DB_OK)
+		return rc;
+	for (size_t i = 0; i < r.nrows && rc == DB_OK; i++) {
+		__int128 balance = db_cell_i64(&r, i, 1), want;
+		struct db_val v[3];
+
+		if (db_cell(&r, i, 2) != NULL) {
+			want = (__int128)db_cell_i64(&r, i, 3) + db_cell_i64(&r, i, 4);
+			if (balance != want) {
+				snprintf(detail, sizeof(detail), "balance %s, but %s at entry %s"
+				    " and %s since", db_cell(&r, i, 1), db_cell(&r, i, 3),
+				    db_cell(&r, i, 2), db_cell(&r, i, 4));
+				problem(x, "account", db_cell(&r, i, 0), detail);
+			}
+		}
+		v[0] = DBS(db_cell(&r, i, 0));
+		v[1] = DBI(x->s->e_to);
+		v[2] = DBI((int64_t)(balance - db_cell_i64(&r, i, 5)));
+		rc = db_exec(x->db, save, v, 3, NULL);
+	}
+	db_rows_free(&r);
+	return rc;
+}
+
 static int
 check_sums(struct run *x)
 {
 	static const struct query q[] = { {
 	    "SELECT currency, CAST(SUM(amount) AS CHAR) FROM ledger_entries"
-	    " GROUP BY currency HAVING SUM(amount) <> 0", "currency", 0, "entries sum to %1" } };
+	    " GROUP BY currency HAVING SUM(amount) <> 0",
+	    "SELECT CONCAT(posting_id, ' ', currency), CAST(SUM(amount) AS CHAR)"
+	    " FROM ledger_entries WHERE posting_id IN (" NEW_POSTINGS ")"
+	    " GROUP BY posting_id, currency HAVING SUM(amount) <> 0", B_ENTRIES,
+	    "currency", 0, "entries sum to %1" } };
 
 	return QUERIES(x, q);
 }
@@ -135,6 +255,10 @@ check_platform_sums(struct run *x)
 	static const struct query q[] = { {
 	    "SELECT CONCAT(platform_id, ' ', currency), CAST(SUM(amount) AS CHAR)"
 	    " FROM ledger_entries GROUP BY platform_id, currency HAVING SUM(amount) <> 0",
+	    "SELECT CONCAT(platform_id, ' ', currency, ' posting ', posting_id),"
+	    " CAST(SUM(amount) AS CHAR) FROM ledger_entries"
+	    " WHERE posting_id IN (" NEW_POSTINGS ")"
+	    " GROUP BY posting_id, platform_id, currency HAVING SUM(amount) <> 0", B_ENTRIES,
 	    "platform", 0, "its entries sum to %1" } };
 
 	return QUERIES(x, q);
@@ -147,9 +271,9 @@ check_balances(struct run *x)
 	    "SELECT a.id, a.balance, CAST(IFNULL(SUM(e.amount), 0) AS CHAR)"
 	    " FROM internal_accounts a LEFT JOIN ledger_entries e ON e.account_id = a.id"
 	    " GROUP BY a.id, a.balance HAVING a.balance <> IFNULL(SUM(e.amount), 0)",
-	    "account", 0, "balance %1 but entries sum to %2" } };
+	    NULL, B_NONE, "account", 0, "balance %1 but entries sum to %2" } };
 
-	return QUERIES(x, q);
+	return x->s->recent ? recent_balances(x) : QUERIES(x, q);
 }
 
 static int
@@ -157,6 +281,8 @@ check_negative(struct run *x)
 {
 	static const struct query q[] = { {
 	    "SELECT id, balance FROM internal_accounts WHERE balance < 0 AND kind <> 'SANDBOX'",
+	    "SELECT id, balance FROM internal_accounts WHERE balance < 0 AND kind <> 'SANDBOX'"
+	    " AND id IN (" NEW_ACCOUNTS ")", B_ENTRIES,
 	    "account", 0, "negative balance %1" } };
 
 	return QUERIES(x, q);
@@ -166,7 +292,9 @@ static int
 check_limit(struct run *x)
 {
 	static const struct query q[] = { {
-	    "SELECT id, balance FROM internal_accounts WHERE balance > ? OR balance < ?",
+	    "SELECT id, balance FROM internal_accounts WHERE (balance > ? OR balance < ?)",
+	    "SELECT id, balance FROM internal_accounts WHERE id IN (" NEW_ACCOUNTS ")"
+	    " AND (balance > ? OR balance < ?)", B_ENTRIES,
 	    "account", 0, "balance %1 past the limit" } };
 	struct db_val lim[] = { DBI(LEDGER_BALANCE_MAX), DBI(-LEDGER_BALANCE_MAX) };
 
@@ -178,27 +306,42 @@ check_currency(struct run *x)
 {
 	static const struct query q[] = { {
 	    "SELECT e.id, e.account_id FROM ledger_entries e JOIN internal_accounts a"
-	    " ON a.id = e.account_id WHERE a.currency <> e.currency", "account", 1,
-	    "entry %0 in another currency" } };
+	    " ON a.id = e.account_id WHERE a.currency <> e.currency",
+	    "SELECT e.id, e.account_id FROM ledger_entries e JOIN internal_accounts a"
+	    " ON a.id = e.account_id WHERE e.id > ? AND e.id <= ? AND a.currency <> e.currency",
+	    B_ENTRIES, "account", 1, "entry %0 in another currency" } };
 
 	return QUERIES(x, q);
 }
 
-/* txn_counts, which totalCount reads, against the transactions. */
+/*
+ * txn_counts, which totalCount reads, against the transactions (a recent
+ * run: of the platforms whose transactions moved).
+ */
+#define COUNTS(where) \
+	"SELECT x.platform_id, x.status, x.type, CAST(SUM(x.c) AS CHAR)," \
+	" CAST(SUM(x.n) AS CHAR) FROM (" \
+	" SELECT platform_id, status, type, COUNT(*) AS c, 0 AS n FROM transactions" \
+	"  " where " GROUP BY platform_id, status, type" \
+	" UNION ALL" \
+	" SELECT platform_id, status, type, 0, SUM(n) FROM txn_counts" \
+	"  " where " GROUP BY platform_id, status, type) x" \
+	" GROUP BY x.platform_id, x.status, x.type HAVING SUM(x.c) <> SUM(x.n)"
+
 static int
 check_counts(struct run *x)
 {
 	static const struct query q[] = { {
-	    "SELECT x.platform_id, x.status, x.type, CAST(SUM(x.c) AS CHAR),"
-	    " CAST(SUM(x.n) AS CHAR) FROM ("
-	    " SELECT platform_id, status, type, COUNT(*) AS c, 0 AS n FROM transactions"
-	    "  GROUP BY platform_id, status, type"
-	    " UNION ALL"
-	    " SELECT platform_id, status, type, 0, SUM(n) FROM txn_counts"
-	    "  GROUP BY platform_id, status, type) x"
-	    " GROUP BY x.platform_id, x.status, x.type HAVING SUM(x.c) <> SUM(x.n)",
+	    COUNTS(""), COUNTS("WHERE platform_id IN (" NEW_PLATFORMS ")"), B_EVENTS,
 	    "count", 0, "%2 %1: %3 transactions, counted %4" } };
+	struct db_val v[2];
 
+	/* The recent form names the platforms twice. */
+	if (x->s->recent) {
+		v[0] = DBI(x->s->v_from);
+		v[1] = DBI(x->s->v_to);
+		return run_queries(x, q, 1, v, 2);
+	}
 	return QUERIES(x, q);
 }
 
@@ -206,11 +349,13 @@ check_counts(struct run *x)
 static int
 check_quote_expiry(struct run *x)
 {
+#define EXPIRY "SELECT x.id, x.quote_expires_at, q.expires_at FROM transactions x" \
+	" JOIN quotes q ON q.transaction_id = x.id" \
+	" WHERE NOT (x.quote_expires_at <=> q.expires_at)"
 	static const struct query q[] = { {
-	    "SELECT x.id, x.quote_expires_at, q.expires_at FROM transactions x"
-	    " JOIN quotes q ON q.transaction_id = x.id"
-	    " WHERE NOT (x.quote_expires_at <=> q.expires_at)", "transaction", 0,
+	    EXPIRY, EXPIRY " AND x.id IN (" NEW_EVENT_TXNS ")", B_EVENTS, "transaction", 0,
 	    "quote expiry %1 on the transaction, %2 on the quote" } };
+#undef EXPIRY
 
 	return QUERIES(x, q);
 }
@@ -220,29 +365,32 @@ check_quote_expiry(struct run *x)
  * transfers PENDING, payouts COMPLETED that the bank will return (on their
  * own shard), and quotes' payouts PROCESSING or completed to be returned
  * (R, on the receiving platform's shard 0).  A shard is the account whose
- * owner is "-" (0) or "-<shard>".
+ * owner is "-" (0) or "-<shard>".  A recent run: the shards posted to.
  */
+#define IN_TRANSIT \
+	"SELECT a.id, a.balance, CAST(IFNULL(f.s, 0) AS CHAR)" \
+	" FROM internal_accounts a LEFT JOIN (" \
+	"  SELECT p, c, sh, SUM(s) AS s FROM (" \
+	"   SELECT platform_id AS p, currency AS c, transit_shard AS sh, amount AS s" \
+	"    FROM transactions" \
+	"    WHERE (kind IN ('TRANSFER_IN', 'TRANSFER_OUT') AND status = 'PENDING')" \
+	"     OR (kind = 'TRANSFER_OUT' AND status = 'COMPLETED' AND outcome = 'RETURNS')" \
+	"   UNION ALL" \
+	"   SELECT q.recv_platform_id, q.recv_currency, 0, q.recv_amount" \
+	"    FROM quotes q JOIN transactions t ON t.id = q.transaction_id" \
+	"    WHERE t.kind = 'QUOTE' AND t.destination_type = 'EXTERNAL_ACCOUNT'" \
+	"     AND (t.status = 'PROCESSING'" \
+	"      OR (t.status = 'COMPLETED' AND q.outcome = 'RETURNS'))) u" \
+	"  GROUP BY p, c, sh) f" \
+	" ON f.p = a.platform_id AND f.c = a.currency" \
+	"  AND f.sh = IF(a.owner = '-', 0, CAST(SUBSTRING(a.owner, 2) AS UNSIGNED))" \
+	" WHERE a.kind = 'IN_TRANSIT' AND a.balance <> IFNULL(f.s, 0)"
+
 static int
 check_in_transit(struct run *x)
 {
 	static const struct query q[] = { {
-	    "SELECT a.id, a.balance, CAST(IFNULL(f.s, 0) AS CHAR)"
-	    " FROM internal_accounts a LEFT JOIN ("
-	    "  SELECT p, c, sh, SUM(s) AS s FROM ("
-	    "   SELECT platform_id AS p, currency AS c, transit_shard AS sh, amount AS s"
-	    "    FROM transactions"
-	    "    WHERE (kind IN ('TRANSFER_IN', 'TRANSFER_OUT') AND status = 'PENDING')"
-	    "     OR (kind = 'TRANSFER_OUT' AND status = 'COMPLETED' AND outcome = 'RETURNS')"
-	    "   UNION ALL"
-	    "   SELECT q.recv_platform_id, q.recv_currency, 0, q.recv_amount"
-	    "    FROM quotes q JOIN transactions t ON t.id = q.transaction_id"
-	    "    WHERE t.kind = 'QUOTE' AND t.destination_type = 'EXTERNAL_ACCOUNT'"
-	    "     AND (t.status = 'PROCESSING'"
-	    "      OR (t.status = 'COMPLETED' AND q.outcome = 'RETURNS'))) u"
-	    "  GROUP BY p, c, sh) f"
-	    " ON f.p = a.platform_id AND f.c = a.currency"
-	    "  AND f.sh = IF(a.owner = '-', 0, CAST(SUBSTRING(a.owner, 2) AS UNSIGNED))"
-	    " WHERE a.kind = 'IN_TRANSIT' AND a.balance <> IFNULL(f.s, 0)",
+	    IN_TRANSIT, IN_TRANSIT " AND a.id IN (" NEW_ACCOUNTS ")", B_ENTRIES,
 	    "account", 0, "balance %1, in flight on it %2" } };
 
 	return QUERIES(x, q);
@@ -253,28 +401,31 @@ check_in_transit(struct run *x)
  * fr when it receives too), on another receiving platform's fr; nothing
  * once failed or returned, or before execution.
  */
+#define QUOTE_FEES(where) \
+	"SELECT v.id, v.gs, v.gr, v.ws, v.wr FROM (" \
+	" SELECT t.id," \
+	"  CAST((SELECT IFNULL(SUM(e.amount), 0) FROM ledger_entries e" \
+	"   JOIN internal_accounts a ON a.id = e.account_id" \
+	"   WHERE e.transaction_id = t.id AND a.kind = 'PLATFORM'" \
+	"    AND a.platform_id = q.platform_id) AS CHAR) AS gs," \
+	"  CAST((SELECT IFNULL(SUM(e.amount), 0) FROM ledger_entries e" \
+	"   JOIN internal_accounts a ON a.id = e.account_id" \
+	"   WHERE e.transaction_id = t.id AND a.kind = 'PLATFORM'" \
+	"    AND a.platform_id = q.recv_platform_id" \
+	"    AND q.recv_platform_id <> q.platform_id) AS CHAR) AS gr," \
+	"  CAST(IF(t.status IN ('PROCESSING', 'COMPLETED'), q.fee_sender" \
+	"   + IF(q.recv_platform_id = q.platform_id, q.fee_receiver, 0), 0) AS CHAR) AS ws," \
+	"  CAST(IF(t.status IN ('PROCESSING', 'COMPLETED')" \
+	"   AND q.recv_platform_id <> q.platform_id, q.fee_receiver, 0) AS CHAR) AS wr" \
+	" FROM quotes q JOIN transactions t ON t.id = q.transaction_id" \
+	" WHERE t.created_at >= " SINCE_016 where ") v" \
+	" WHERE v.gs <> v.ws OR v.gr <> v.wr"
+
 static int
 check_quote_fees(struct run *x)
 {
 	static const struct query q[] = { {
-	    "SELECT v.id, v.gs, v.gr, v.ws, v.wr FROM ("
-	    " SELECT t.id,"
-	    "  CAST((SELECT IFNULL(SUM(e.amount), 0) FROM ledger_entries e"
-	    "   JOIN internal_accounts a ON a.id = e.account_id"
-	    "   WHERE e.transaction_id = t.id AND a.kind = 'PLATFORM'"
-	    "    AND a.platform_id = q.platform_id) AS CHAR) AS gs,"
-	    "  CAST((SELECT IFNULL(SUM(e.amount), 0) FROM ledger_entries e"
-	    "   JOIN internal_accounts a ON a.id = e.account_id"
-	    "   WHERE e.transaction_id = t.id AND a.kind = 'PLATFORM'"
-	    "    AND a.platform_id = q.recv_platform_id"
-	    "    AND q.recv_platform_id <> q.platform_id) AS CHAR) AS gr,"
-	    "  CAST(IF(t.status IN ('PROCESSING', 'COMPLETED'), q.fee_sender"
-	    "   + IF(q.recv_platform_id = q.platform_id, q.fee_receiver, 0), 0) AS CHAR) AS ws,"
-	    "  CAST(IF(t.status IN ('PROCESSING', 'COMPLETED')"
-	    "   AND q.recv_platform_id <> q.platform_id, q.fee_receiver, 0) AS CHAR) AS wr"
-	    " FROM quotes q JOIN transactions t ON t.id = q.transaction_id"
-	    " WHERE t.created_at >= " SINCE_016 ") v"
-	    " WHERE v.gs <> v.ws OR v.gr <> v.wr",
+	    QUOTE_FEES(""), QUOTE_FEES(" AND t.id IN (" NEW_TXNS ")"), B_BOTH,
 	    "transaction", 0, "fees credited %1 and %2 (receiving platform), its split %3 and %4" } };
 
 	return QUERIES(x, q);
@@ -283,24 +434,28 @@ check_quote_fees(struct run *x)
 /*
  * The answers of creations (201) kept under an Idempotency-Key that name a
  * transaction: it exists in the platform, and no two name the same one.
+ * A recent run: the records made since the last (by their expiry).
  */
+#define TXN_OF(k) "SUBSTRING_INDEX(JSON_VALUE(" k ".response_body, '$.transactionId'), ':', -1)"
+#define NAMING(k) k ".state = 'DONE' AND " k ".response_status = 201" \
+	" AND JSON_VALUE(" k ".response_body, '$.transactionId') IS NOT NULL"
+#define MISSING(where) \
+	"SELECT k.idem_key, " TXN_OF("k") " FROM idempotency_keys k WHERE " NAMING("k") where \
+	" AND NOT EXISTS (SELECT 1 FROM transactions t WHERE t.id = " TXN_OF("k") \
+	"  AND t.platform_id = k.platform_id)"
+#define TWICE(where) \
+	"SELECT " TXN_OF("k") ", CAST(COUNT(*) AS CHAR) FROM idempotency_keys k" \
+	" WHERE " NAMING("k") where " GROUP BY k.platform_id, " TXN_OF("k") " HAVING COUNT(*) > 1"
+
 static int
 check_idempotency(struct run *x)
 {
-#define TXN_OF_ANSWER "SUBSTRING_INDEX(JSON_VALUE(k.response_body, '$.transactionId'), ':', -1)"
 	static const struct query q[] = { {
-	    "SELECT k.idem_key, " TXN_OF_ANSWER " FROM idempotency_keys k"
-	    " WHERE k.state = 'DONE' AND k.response_status = 201"
-	    "  AND JSON_VALUE(k.response_body, '$.transactionId') IS NOT NULL"
-	    "  AND NOT EXISTS (SELECT 1 FROM transactions t WHERE t.id = " TXN_OF_ANSWER
-	    "   AND t.platform_id = k.platform_id)",
+	    MISSING(""), MISSING(" AND k.expires_at > ?"), B_SINCE,
 	    "idempotency-key", 0, "its answer names transaction %1, which does not exist" }, {
-	    "SELECT " TXN_OF_ANSWER ", CAST(COUNT(*) AS CHAR) FROM idempotency_keys k"
-	    " WHERE k.state = 'DONE' AND k.response_status = 201"
-	    "  AND JSON_VALUE(k.response_body, '$.transactionId') IS NOT NULL"
-	    " GROUP BY k.platform_id, " TXN_OF_ANSWER " HAVING COUNT(*) > 1",
+	    TWICE(""), TWICE(" AND " TXN_OF("k") " IN (SELECT " TXN_OF("n") " FROM idempotency_keys n"
+	    " WHERE " NAMING("n") " AND n.expires_at > ?)"), B_SINCE,
 	    "transaction", 0, "named by the answers of %1 Idempotency-Keys" } };
-#undef TXN_OF_ANSWER
 
 	return QUERIES(x, q);
 }
@@ -411,21 +566,58 @@ postings_compare(struct run *x, const struct db_rows *r, const struct db_rows *e
 	}
 }
 
+/* A page of transactions since 016, after the id bound first (and, in a recent run, touched). */
+#define POSTINGS_PAGE(where) \
+	"SELECT t.id, t.kind, t.destination_type, t.status, IFNULL(q.outcome, t.outcome)," \
+	" t.platform_id, t.currency, t.amount, t.transit_shard, IFNULL(ia.owner, '')," \
+	" IFNULL(q.recv_platform_id, ''), IFNULL(q.send_currency, '')," \
+	" IFNULL(q.recv_currency, ''), IFNULL(sa.owner, ''), IFNULL(q.recv_customer_id, '')," \
+	" IFNULL(q.send_amount, 0), IFNULL(q.principal, 0), IFNULL(q.fee_sender, 0)," \
+	" IFNULL(q.fee_receiver, 0), IFNULL(q.recv_amount, 0)" \
+	" FROM transactions t" \
+	" LEFT JOIN internal_accounts ia ON ia.id = t.internal_account_id" \
+	" LEFT JOIN quotes q ON q.transaction_id = t.id AND t.kind = 'QUOTE'" \
+	" LEFT JOIN internal_accounts sa ON sa.id = q.source_account_id" \
+	" WHERE t.id > ? AND t.created_at >= " SINCE_016 where " ORDER BY t.id LIMIT ?"
+
+/*
+ * Runs page_sql (whose first value is the last id of the page before, then
+ * those of the scope's binding b, then the page's size) page after page,
+ * handing each page to fn.
+ */
 static int
-check_postings(struct run *x)
+pages(struct run *x, const char *page_sql, enum bind b,
+    int (*fn)(struct run *, const struct db_rows *))
 {
-	static const char page_sql[] =
-	    "SELECT t.id, t.kind, t.destination_type, t.status, IFNULL(q.outcome, t.outcome),"
-	    " t.platform_id, t.currency, t.amount, t.transit_shard, IFNULL(ia.owner, ''),"
-	    " IFNULL(q.recv_platform_id, ''), IFNULL(q.send_currency, ''),"
-	    " IFNULL(q.recv_currency, ''), IFNULL(sa.owner, ''), IFNULL(q.recv_customer_id, ''),"
-	    " IFNULL(q.send_amount, 0), IFNULL(q.principal, 0), IFNULL(q.fee_sender, 0),"
-	    " IFNULL(q.fee_receiver, 0), IFNULL(q.recv_amount, 0)"
-	    " FROM transactions t"
-	    " LEFT JOIN internal_accounts ia ON ia.id = t.internal_account_id"
-	    " LEFT JOIN quotes q ON q.transaction_id = t.id AND t.kind = 'QUOTE'"
-	    " LEFT JOIN internal_accounts sa ON sa.id = q.source_account_id"
-	    " WHERE t.id > ? AND t.created_at >= " SINCE_016 " ORDER BY t.id LIMIT ?";
+	char last[37] = "";
+	struct db_val v[8];
+	struct db_rows r;
+	size_t n, rows;
+	int rc;
+
+	x->examined = 0;
+	do {
+		v[0] = DBS(last);
+		n = 1 + bind(x->s, x->s->recent ? b : B_NONE, v + 1);
+		v[n++] = DBI(PAGE_ROWS);
+		if ((rc = db_query(x->db, page_sql, v, n, &r)) != DB_OK)
+			return rc;
+		rows = r.nrows;
+		if (rows > 0) {
+			str_copy(last, sizeof(last), db_cell(&r, rows - 1, 0));
+			rc = fn(x, &r);
+		}
+		db_rows_free(&r);
+		if (rc != DB_OK)
+			return rc;
+	} while (rows == PAGE_ROWS);
+	return DB_OK;
+}
+
+/* One page of postings: its transactions' entries read and compared. */
+static int
+postings_page(struct run *x, const struct db_rows *r)
+{
 	static const char entries_sql[] =
 	    "SELECT e.transaction_id, a.platform_id, a.kind, a.owner, a.currency,"
 	    " CAST(SUM(e.amount) AS CHAR) FROM ledger_entries e"
@@ -433,38 +625,33 @@ check_postings(struct run *x)
 	    " WHERE e.transaction_id >= ? AND e.transaction_id <= ?"
 	    " GROUP BY e.transaction_id, a.id, a.platform_id, a.kind, a.owner, a.currency"
 	    " HAVING SUM(e.amount) <> 0 ORDER BY e.transaction_id";
-	/* Entries naming a transaction that does not exist. */
-	static const struct query orphans[] = { {
-	    "SELECT DISTINCT e.transaction_id FROM ledger_entries e"
-	    " LEFT JOIN transactions t ON t.id = e.transaction_id"
-	    " WHERE e.transaction_id IS NOT NULL AND t.id IS NULL", "transaction", 0,
-	    "ledger entries name it, but no such transaction exists" } };
-	char last[37] = "";
-	struct db_rows r, e;
+	struct db_val b[] = { DBS(db_cell(r, 0, 0)), DBS(db_cell(r, r->nrows - 1, 0)) };
+	struct db_rows e;
 	int rc;
 
-	x->examined = 0;
-	for (;;) {
-		struct db_val a[] = { DBS(last), DBI(PAGE_ROWS) };
+	if ((rc = db_query(x->db, entries_sql, b, 2, &e)) != DB_OK)
+		return rc;
+	postings_compare(x, r, &e);
+	db_rows_free(&e);
+	return DB_OK;
+}
 
-		if ((rc = db_query(x->db, page_sql, a, 2, &r)) != DB_OK)
-			return rc;
-		if (r.nrows == 0) {
-			db_rows_free(&r);
-			break;
-		}
-		struct db_val b[] = { DBS(db_cell(&r, 0, 0)), DBS(db_cell(&r, r.nrows - 1, 0)) };
+static int
+check_postings(struct run *x)
+{
+	/* Entries naming a transaction that does not exist. */
+#define ORPHANS(where) "SELECT DISTINCT e.transaction_id FROM ledger_entries e" \
+	" LEFT JOIN transactions t ON t.id = e.transaction_id" \
+	" WHERE e.transaction_id IS NOT NULL AND t.id IS NULL" where
+	static const struct query orphans[] = { {
+	    ORPHANS(""), ORPHANS(" AND e.id > ? AND e.id <= ?"), B_ENTRIES, "transaction", 0,
+	    "ledger entries name it, but no such transaction exists" } };
+#undef ORPHANS
+	int rc;
 
-		if ((rc = db_query(x->db, entries_sql, b, 2, &e)) != DB_OK) {
-			db_rows_free(&r);
-			return rc;
-		}
-		postings_compare(x, &r, &e);
-		str_copy(last, sizeof(last), db_cell(&r, r.nrows - 1, 0));
-		db_rows_free(&e);
-		db_rows_free(&r);
-	}
-	return QUERIES(x, orphans);
+	rc = pages(x, x->s->recent ? POSTINGS_PAGE(" AND t.id IN (" NEW_TXNS ")") :
+	    POSTINGS_PAGE(""), B_BOTH, postings_page);
+	return rc != DB_OK ? rc : QUERIES(x, orphans);
 }
 
 /* --- events: one per status held, in the table's order ------------------- */
@@ -511,43 +698,38 @@ events_path(enum txn_class c, const char *type, const char *status, const char *
 	return why;
 }
 
+/* One page of transactions with their events' types, in order. */
+static int
+events_page(struct run *x, const struct db_rows *r)
+{
+	char why[160];
+
+	for (size_t i = 0; i < r->nrows; i++) {
+		enum txn_class c = txn_class_of(db_cell(r, i, 1), db_cell(r, i, 2));
+
+		x->examined++;
+		if (c == TC_UNKNOWN)
+			problem(x, "transaction", db_cell(r, i, 0), "of an unknown kind");
+		else if (events_path(c, db_cell(r, i, 3), db_cell(r, i, 4), db_cell(r, i, 5), why,
+		    sizeof(why)) != NULL)
+			problem(x, "transaction", db_cell(r, i, 0), why);
+	}
+	return DB_OK;
+}
+
 static int
 check_events(struct run *x)
 {
-	static const char sql[] =
-	    "SELECT t.id, t.kind, t.destination_type, t.type, t.status,"
-	    " GROUP_CONCAT(w.type ORDER BY w.seq SEPARATOR ',')"
-	    " FROM transactions t LEFT JOIN webhook_events w ON w.transaction_id = t.id"
-	    " WHERE t.id > ? AND t.created_at > UTC_TIMESTAMP(3) - INTERVAL 30 DAY"
-	    " GROUP BY t.id, t.kind, t.destination_type, t.type, t.status"
-	    " ORDER BY t.id LIMIT ?";
-	char last[37] = "", why[160];
-	struct db_rows r;
-	int rc;
-
-	x->examined = 0;
-	for (;;) {
-		struct db_val a[] = { DBS(last), DBI(PAGE_ROWS) };
-
-		if ((rc = db_query(x->db, sql, a, 2, &r)) != DB_OK)
-			return rc;
-		for (size_t i = 0; i < r.nrows; i++) {
-			enum txn_class c = txn_class_of(db_cell(&r, i, 1), db_cell(&r, i, 2));
-
-			x->examined++;
-			if (c == TC_UNKNOWN)
-				problem(x, "transaction", db_cell(&r, i, 0), "of an unknown kind");
-			else if (events_path(c, db_cell(&r, i, 3), db_cell(&r, i, 4),
-			    db_cell(&r, i, 5), why, sizeof(why)) != NULL)
-				problem(x, "transaction", db_cell(&r, i, 0), why);
-		}
-		if (r.nrows > 0)
-			str_copy(last, sizeof(last), db_cell(&r, r.nrows - 1, 0));
-		db_rows_free(&r);
-		if (r.nrows < PAGE_ROWS)
-			break;
-	}
-	return DB_OK;
+#define EVENTS(where) \
+	"SELECT t.id, t.kind, t.destination_type, t.type, t.status," \
+	" GROUP_CONCAT(w.type ORDER BY w.seq SEPARATOR ',')" \
+	" FROM transactions t LEFT JOIN webhook_events w ON w.transaction_id = t.id" \
+	" WHERE t.id > ? AND t.created_at > UTC_TIMESTAMP(3) - INTERVAL 30 DAY" where \
+	" GROUP BY t.id, t.kind, t.destination_type, t.type, t.status" \
+	" ORDER BY t.id LIMIT ?"
+	return pages(x, x->s->recent ? EVENTS(" AND t.id IN (" NEW_EVENT_TXNS ")") : EVENTS(""),
+	    B_EVENTS, events_page);
+#undef EVENTS
 }
 
 static const struct {
@@ -569,13 +751,14 @@ static const struct {
 	{ "idempotency", check_idempotency },
 };
 
-int
-db_checks_run(struct db *db, const struct check_sink *sink)
+/* Runs every check over scope s; the number of problems, or a DB_ failure. */
+static int
+run_all(struct db *db, const struct scope *s, const struct check_sink *sink)
 {
 	int rc, problems = 0;
 
 	for (size_t k = 0; k < sizeof(checks) / sizeof(checks[0]); k++) {
-		struct run x = { db, sink, checks[k].name, 0, -1 };
+		struct run x = { db, sink, s, checks[k].name, 0, -1 };
 
 		if ((rc = checks[k].run(&x)) != DB_OK)
 			return rc > 0 ? DB_ERR : rc;
@@ -583,4 +766,165 @@ db_checks_run(struct db *db, const struct check_sink *sink)
 		problems += x.problems;
 	}
 	return problems;
+}
+
+int
+db_checks_run(struct db *db, const struct check_sink *sink)
+{
+	static const struct scope whole = { 0, 0, 0, 0, 0, "" };
+
+	return run_all(db, &whole, sink);
+}
+
+/* --- the recent checks ------------------------------------------------------ */
+
+/* Collects a recent run's failing checks for its row, then tells the caller's sink. */
+struct tally {
+	const struct check_sink	*next;
+	struct check_summary	*out;
+};
+
+static void
+tally_problem(void *arg, const char *check, const char *what, const char *id,
+    const char *detail)
+{
+	struct tally *t = arg;
+
+	t->next->problem(t->next->arg, check, what, id, detail);
+}
+
+static void
+tally_done(void *arg, const char *check, int problems, long examined)
+{
+	struct tally *t = arg;
+	size_t len = strlen(t->out->failing);
+
+	if (problems > 0 && len + strlen(check) + 2 < sizeof(t->out->failing))
+		snprintf(t->out->failing + len, sizeof(t->out->failing) - len, "%s%s",
+		    len ? " " : "", check);
+	t->out->problems += problems;
+	t->next->done(t->next->arg, check, problems, examined);
+}
+
+/*
+ * The range of this run, from the last run's row (none: the first run
+ * starts at the newest entry and event, covering nothing).
+ */
+static int
+recent_scope(struct db *db, int64_t max_entries, int64_t max_events, struct scope *s,
+    int64_t seen[2], char started[32])
+{
+	static const char last_sql[] =
+	    "SELECT entry_seen, entry_upto, event_seen, event_upto,"
+	    " DATE_FORMAT(started_at + INTERVAL 1439 MINUTE, '%Y-%m-%d %H:%i:%s.%f')"
+	    " FROM invariant_runs ORDER BY id DESC LIMIT 1";
+	static const char now_sql[] =
+	    "SELECT (SELECT IFNULL(MAX(id), 0) FROM ledger_entries),"
+	    " (SELECT IFNULL(MAX(seq), 0) FROM webhook_events), UTC_TIMESTAMP(3)";
+	struct db_rows r;
+	int rc;
+
+	if ((rc = db_query(db, now_sql, NULL, 0, &r)) != DB_OK)
+		return rc;
+	seen[0] = db_cell_i64(&r, 0, 0);
+	seen[1] = db_cell_i64(&r, 0, 1);
+	str_copy(started, 32, db_cell(&r, 0, 2));
+	db_rows_free(&r);
+	memset(s, 0, sizeof(*s));
+	s->recent = 1;
+	rc = db_query_one(db, last_sql, NULL, 0, &r);
+	if (rc == DB_NOT_FOUND) {
+		s->e_from = s->e_to = seen[0];
+		s->v_from = s->v_to = seen[1];
+		str_copy(s->since, sizeof(s->since), "9999-12-31 00:00:00");
+		return DB_OK;
+	}
+	if (rc != DB_OK)
+		return rc;
+	s->e_from = db_cell_i64(&r, 0, 1);
+	s->e_to = db_cell_i64(&r, 0, 0);
+	if (s->e_to - s->e_from > max_entries)
+		s->e_to = s->e_from + max_entries;
+	s->v_from = db_cell_i64(&r, 0, 3);
+	s->v_to = db_cell_i64(&r, 0, 2);
+	if (s->v_to - s->v_from > max_events)
+		s->v_to = s->v_from + max_events;
+	str_copy(s->since, sizeof(s->since), db_cell(&r, 0, 4));
+	db_rows_free(&r);
+	/* A range that would run backwards (rows deleted by hand): nothing. */
+	if (s->e_to < s->e_from)
+		s->e_to = s->e_from;
+	if (s->v_to < s->v_from)
+		s->v_to = s->v_from;
+	return DB_OK;
+}
+
+struct recent_args {
+	int64_t			 max_entries, max_events;
+	const struct check_sink	*sink;
+	struct check_summary	*out;
+};
+
+static int
+recent_tx(struct db *db, void *arg)
+{
+	static const char insert_sql[] =
+	    "INSERT INTO invariant_runs (started_at, finished_at, entry_seen, entry_upto,"
+	    " event_seen, event_upto, examined, problems, failing)"
+	    " VALUES (?, UTC_TIMESTAMP(3), ?, ?, ?, ?, ?, ?, ?)";
+	static const char keep_sql[] =
+	    "DELETE FROM invariant_runs WHERE id + 1000 < LAST_INSERT_ID()";
+	struct recent_args *a = arg;
+	struct tally t = { a->sink, a->out };
+	struct check_sink wrap = { tally_problem, tally_done, &t };
+	struct scope s;
+	int64_t seen[2];
+	int rc;
+
+	memset(a->out, 0, sizeof(*a->out));
+	if ((rc = recent_scope(db, a->max_entries, a->max_events, &s, seen,
+	    a->out->started_at)) != DB_OK)
+		return rc;
+	if ((s.e_to > s.e_from || s.v_to > s.v_from) && (rc = run_all(db, &s, &wrap)) < 0)
+		return rc;
+	a->out->examined = (s.e_to - s.e_from) + (s.v_to - s.v_from);
+	a->out->entry_upto = s.e_to;
+	a->out->event_upto = s.v_to;
+	struct db_val v[] = { DBS(a->out->started_at), DBI(seen[0]), DBI(s.e_to), DBI(seen[1]),
+		DBI(s.v_to), DBI(a->out->examined), DBI(a->out->problems), DBS(a->out->failing) };
+	if ((rc = db_exec(db, insert_sql, v, NARGS(v), NULL)) != DB_OK)
+		return rc;
+	return db_exec(db, keep_sql, NULL, 0, NULL);
+}
+
+int
+db_checks_recent(struct db *db, int64_t max_entries, int64_t max_events,
+    const struct check_sink *sink, struct check_summary *out)
+{
+	struct recent_args a = { max_entries, max_events, sink, out };
+
+	return db_transact(db, recent_tx, &a);
+}
+
+int
+db_checks_last(struct db *db, struct check_summary *out)
+{
+	static const char sql[] =
+	    "SELECT started_at, finished_at, entry_upto, event_upto, examined, problems, failing"
+	    " FROM invariant_runs ORDER BY id DESC LIMIT 1";
+	struct db_rows r;
+	int rc;
+
+	memset(out, 0, sizeof(*out));
+	if ((rc = db_query_one(db, sql, NULL, 0, &r)) != DB_OK)
+		return rc;
+	str_copy(out->started_at, sizeof(out->started_at), db_cell(&r, 0, 0));
+	str_copy(out->finished_at, sizeof(out->finished_at), db_cell(&r, 0, 1));
+	out->entry_upto = db_cell_i64(&r, 0, 2);
+	out->event_upto = db_cell_i64(&r, 0, 3);
+	out->examined = db_cell_i64(&r, 0, 4);
+	out->problems = (int)db_cell_i64(&r, 0, 5);
+	str_copy(out->failing, sizeof(out->failing), db_cell(&r, 0, 6));
+	db_rows_free(&r);
+	return DB_OK;
 }

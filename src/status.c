@@ -6,7 +6,10 @@
  *    "workers": [{"slot", "pid", "alive", "requests", ...}],
  *    "jobs": {"queued", "due", "oldestDueAt", "oldestDueMs"} | null,
  *    "webhooks": {"pending", "platforms": [{"platformId", "pending",
- *                 "oldestCreatedAt"}]} | null}
+ *                 "oldestCreatedAt"}]} | null,
+ *    "invariants": {"lastRunAt", "finishedAt", "ok", "problems", "failing",
+ *                   "examined", "entryReached", "eventReached"} | null}
+ *                   (xborder-worker's last run of the recent checks)
  *
  * Counter names are the stats names in camelCase (argon2_verifications:
  * argon2Verifications).  A slot appears once a worker started in it.
@@ -21,6 +24,7 @@
 
 #include "xborder/conf.h"
 #include "xborder/db.h"
+#include "xborder/db_checks.h"
 #include "xborder/db_status.h"
 #include "xborder/ids.h"
 #include "xborder/stats.h"
@@ -138,6 +142,31 @@ webhooks(struct db *db)
 	return o;
 }
 
+/* xborder-worker's last run of the recent invariant checks, or NULL. */
+static json_object *
+invariants(struct db *db)
+{
+	struct check_summary s;
+	json_object *o, *failing;
+	char *save = NULL;
+
+	if (db == NULL || db_checks_last(db, &s) != DB_OK)
+		return NULL;
+	o = json_object_new_object();
+	json_object_object_add(o, "lastRunAt", time_or_null(s.started_at));
+	json_object_object_add(o, "finishedAt", time_or_null(s.finished_at));
+	json_object_object_add(o, "ok", json_object_new_boolean(s.problems == 0));
+	json_object_object_add(o, "problems", json_object_new_int64(s.problems));
+	failing = json_object_new_array();
+	for (char *c = strtok_r(s.failing, " ", &save); c != NULL; c = strtok_r(NULL, " ", &save))
+		json_object_array_add(failing, json_object_new_string(c));
+	json_object_object_add(o, "failing", failing);
+	json_object_object_add(o, "examined", json_object_new_int64(s.examined));
+	json_object_object_add(o, "entryReached", json_object_new_int64(s.entry_upto));
+	json_object_object_add(o, "eventReached", json_object_new_int64(s.event_upto));
+	return o;
+}
+
 json_object *
 status_render(const struct conf *conf, struct db *db)
 {
@@ -156,5 +185,6 @@ status_render(const struct conf *conf, struct db *db)
 	if (w == NULL && j != NULL)
 		json_object_put(j);
 	json_object_object_add(o, "webhooks", w);
+	json_object_object_add(o, "invariants", w != NULL ? invariants(db) : NULL);
 	return o;
 }

@@ -32,8 +32,8 @@ moved() { echo $(($(jq -r ".counters.$1" <<<"$ST") - $(jq -r ".counters.$1" <<<"
 # --- the document ------------------------------------------------------------------------
 api --noauth GET /status
 is_status 200 "GET /status without credentials, from loopback: 200"
-has_keys "$BODY" 'time version database counters workers jobs webhooks' \
-    "GET /status: time, version, database, counters, workers, jobs, webhooks"
+has_keys "$BODY" 'time version database counters workers jobs webhooks invariants' \
+    "GET /status: time, version, database, counters, workers, jobs, webhooks, invariants"
 is "$(jr .database)" ok "database: ok"
 workers=$(jq '[.workers[] | select(.alive)] | length' <<<"$BODY")
 ok "$((workers >= 1))" "the live workers are listed ($workers)"

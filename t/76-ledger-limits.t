@@ -220,6 +220,7 @@ api POST /transfer-in "$(xfer_body "$A_OK" "$A_INT" 300)"
 is_status 201 "transfer-in of 300 to A (worker stopped): 201"
 t300=$(jr .transactionId)
 a_real=$(sql "SELECT balance FROM internal_accounts WHERE id = '${A_INT#InternalAccount:}'")
+planted "${A_INT#InternalAccount:}"
 sql "UPDATE internal_accounts SET balance = $((LIMIT - 100)) WHERE id = '${A_INT#InternalAccount:}'"
 worker_start
 pass "xborder-worker started"

@@ -19,9 +19,32 @@ struct check_sink {
 };
 
 /*
- * Runs every check (db_checks.c lists them).  Returns the number of
- * problems (>= 0), or the database's failure (a DB_ code < 0).
+ * Runs every check over the whole database (db_checks.c lists them).
+ * Returns the number of problems (>= 0), or the database's failure (a DB_
+ * code < 0).
  */
 int db_checks_run(struct db *db, const struct check_sink *sink);
+
+/* What a run of the recent checks did (a row of invariant_runs). */
+struct check_summary {
+	char	 started_at[32], finished_at[32];
+	int64_t	 entry_upto, event_upto;	/* the ledger entry and event seq reached */
+	int64_t	 examined;			/* entries and events looked at */
+	int	 problems;
+	char	 failing[256];			/* the checks that failed, space-separated */
+};
+
+/*
+ * The recent checks (xborder-worker): every check over what changed since
+ * the last run, at most max_entries ledger entries and max_events webhook
+ * events (the next run goes on from there), in one database transaction
+ * that records the run.  Fills *out; returns DB_OK (problems or not; see
+ * out->problems) or a failure.
+ */
+int db_checks_recent(struct db *db, int64_t max_entries, int64_t max_events,
+    const struct check_sink *sink, struct check_summary *out);
+
+/* The last recent run, into *out: DB_OK, DB_NOT_FOUND (none yet) or a failure. */
+int db_checks_last(struct db *db, struct check_summary *out);
 
 #endif

@@ -518,7 +518,7 @@ print_pairs(const char *indent, json_object *o, const char *skip)
 /*
  * status [--json]: the status document of status.c (the same as GET
  * /status): the workers' counters one by one and summed, the job queue,
- * the webhook backlog.  Lines of key=value, or the JSON document.  Exits
+ * the webhook backlog, xborder-worker's last invariant checks.  Lines of key=value, or the JSON document.  Exits
  * 3 when the database cannot be read (the counters still print).
  */
 static int
@@ -564,6 +564,17 @@ cmd_status(struct db *db, const struct conf *conf, int argc, char **argv)
 			fputs("webhooks-platform:", stdout);
 			print_pairs(" ", json_object_array_get_idx(list, i), NULL);
 		}
+	}
+	if ((x = json_object_object_get(o, "invariants")) != NULL) {
+		json_object *failing = json_object_object_get(x, "failing");
+
+		fputs("invariants: failing=", stdout);
+		for (size_t i = 0; i < json_object_array_length(failing); i++)
+			printf("%s%s", i ? "," : "", json_object_get_string(
+			    json_object_array_get_idx(failing, i)));
+		if (json_object_array_length(failing) == 0)
+			putchar('-');
+		print_pairs(" ", x, "failing");
 	}
 	json_object_put(o);
 	return rc;

@@ -24,6 +24,7 @@
 
 #include "xborder/conf.h"
 #include "xborder/db.h"
+#include "xborder/db_checks.h"
 #include "xborder/db_idem.h"
 #include "xborder/db_jobs.h"
 #include "xborder/db_quotes.h"
@@ -215,6 +216,62 @@ purge_old_rows(struct db *db, int64_t *last_purge)
 	*last_purge = now_ms() - (more ? PURGE_EVERY_MS - PURGE_AGAIN_MS : 0);
 }
 
+/* The recent checks' bounds per run (db_checks_recent). */
+#define CHECK_ENTRIES 20000
+#define CHECK_EVENTS 5000
+
+static void
+check_problem(void *arg, const char *check, const char *what, const char *id,
+    const char *detail)
+{
+	struct logline l;
+
+	(void)arg;
+	log_begin(&l, LOG_LVL_ERROR, "invariant broken");
+	log_str(&l, "check", check);
+	log_str(&l, "what", what);
+	log_str(&l, "id", id);
+	log_str(&l, "detail", detail);
+	log_end(&l);
+}
+
+static void
+check_done(void *arg, const char *check, int problems, long examined)
+{
+	struct logline l;
+
+	(void)arg;
+	(void)examined;
+	if (problems == 0)
+		return;
+	log_begin(&l, LOG_LVL_ERROR, "invariant check failed");
+	log_str(&l, "check", check);
+	log_int(&l, "problems", problems);
+	log_end(&l);
+}
+
+/*
+ * Checks the ledger's invariants over what changed since the last run,
+ * every conf->invariant_interval seconds (0: never).
+ */
+static void
+check_invariants(const struct conf *conf, struct db *db, int64_t *last_check)
+{
+	static const struct check_sink sink = { check_problem, check_done, NULL };
+	struct check_summary sum;
+	int rc;
+
+	if (conf->invariant_interval == 0 ||
+	    now_ms() - *last_check <= conf->invariant_interval * 1000)
+		return;
+	*last_check = now_ms();
+	if ((rc = db_checks_recent(db, CHECK_ENTRIES, CHECK_EVENTS, &sink, &sum)) != DB_OK)
+		log_msg(LOG_LVL_WARN, NULL, "invariant checks: database failure %d", rc);
+	else if (sum.problems == 0)
+		log_msg(LOG_LVL_DEBUG, NULL, "invariant checks: ok, %lld entries and events",
+		    (long long)sum.examined);
+}
+
 /*
  * The worker's loop until SIGTERM or SIGINT: webhook deliveries, then due
  * jobs batch after batch; when none is due, the sweeps and a short wait.
@@ -223,7 +280,7 @@ purge_old_rows(struct db *db, int64_t *last_purge)
 static uint64_t
 run_jobs(const struct conf *conf, struct deliveries *hooks, const struct job_handler *handler)
 {
-	int64_t last_purge = 0, last_sweep = 0, backoff = IDLE_SLEEP_MS;
+	int64_t last_purge = 0, last_sweep = 0, last_check = 0, backoff = IDLE_SLEEP_MS;
 	uint64_t done = 0;
 
 	while (!stop) {
@@ -238,6 +295,8 @@ run_jobs(const struct conf *conf, struct deliveries *hooks, const struct job_han
 			continue;
 		}
 		backoff = IDLE_SLEEP_MS;
+		/* Busy or idle: its time comes once a minute. */
+		check_invariants(conf, db, &last_check);
 		deliver_pump(hooks, db, 1);
 		rc = run_batch(db, handler);
 		if (rc < 0) {

@@ -7,6 +7,10 @@
 #                         failure; non-zero then)
 #   worker_stop           scripts/dev worker stop; started again at exit
 #   worker_start          scripts/dev worker start
+#   planted ID...         records ids of rows a suite breaks on purpose
+#                         behind the ledger's back, which xborder-worker's
+#                         invariant checks may then report (zz-invariants.t
+#                         allows those, and only those)
 
 [[ -n ${_STACK_SH_LOADED:-} ]] && return 0
 _STACK_SH_LOADED=1
@@ -26,6 +30,8 @@ dev() {
 }
 
 worker_stopped=0
+planted() { printf '%s\n' "$@" >>"$XB_DEV_DIR/log/planted-faults"; }
+
 worker_stop() { dev worker stop && worker_stopped=1; }
 worker_start() { dev worker start && worker_stopped=0; }
 at_exit 'if ((worker_stopped)); then dev worker start; fi'

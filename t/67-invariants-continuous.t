@@ -1,0 +1,93 @@
+#!/usr/bin/env bash
+# 67-invariants-continuous.t - xborder-worker checks the ledger's
+# invariants over what changed since its last run (invariant_interval; the
+# check stack's is 2 s):
+#  - a run covers this suite's payouts: GET /status and xborderctl status
+#    show it (its time, ok, entries and events examined, how far it got);
+#  - a balance moved behind the ledger's back (planted, t/lib/stack.sh) is
+#    found by the first run that covers an entry of that account: status
+#    failing [balances], an error line naming the check and the account;
+#  - put back, a later run over the account's next entries is clean again.
+# Each wait is on the status itself, bounded.
+. "$(dirname "${BASH_SOURCE[0]}")/lib/api.sh"
+. "$_API_LIB_DIR/money.sh"
+. "$_API_LIB_DIR/stack.sh"
+no_plan
+
+interval=$(sed -n 's/^invariant_interval *= *//p' "$XB_CONF" | tail -n 1)
+interval=${interval:-60}
+((interval > 0 && interval <= 10)) ||
+    plan skip_all "invariant_interval is $interval s in $XB_CONF (scripts/dev check sets 2)"
+LOG=$XB_DEV_DIR/log/xborder-worker.log
+
+new_platform t67 || BAIL_OUT "platform-create failed"
+P=(--as "$NP_CLIENT_ID" "$NP_SECRET")
+mk_customer payer "${P[@]}"
+int_account "$CUST" USD "${P[@]}"
+ACCT=${INT#InternalAccount:} SRC=$INT
+fund "$INT" 100000 "${P[@]}"
+mk_ext "$CUST" 000123456789 USD "${P[@]}"
+
+# payout AMOUNT: a transfer-out from the account, settled; sets TX.
+payout() {
+    api "${P[@]}" POST /transfer-out "$(xfer_body "$SRC" "$EXT" "$1")"
+    is_status 201 "a payout of $1"
+    TX=$(jr .transactionId)
+    settles "$TX" COMPLETED "... settled" "${P[@]}"
+}
+
+# covered: polls GET /status until the worker's last run reached the newest
+# ledger entry there is now (bounded: 30 runs); INV is its invariants.
+covered() {
+    local want i
+    want=$(sql "SELECT MAX(id) FROM ledger_entries")
+    for ((i = 0; i < 30 * interval * 5; i++)); do
+        api --noauth --nocheck GET /status
+        INV=$(jq -c '.invariants // {}' <<<"$BODY")
+        (($(jq -r '.entryReached // 0' <<<"$INV") >= want)) && return 0
+        sleep 0.2
+    done
+    diag "no run reached ledger entry $want: $INV"
+    return 1
+}
+
+payout 1000
+payout 1100
+covered
+ok "$((! $?))" "a run of the checks covered the payouts"
+is "$(jq -r .ok <<<"$INV")/$(jq -c .failing <<<"$INV")" "true/[]" "GET /status: invariants ok, nothing failing"
+like "$(jq -r .lastRunAt <<<"$INV")" '^20[0-9-]{8}T[0-9:.]{12}Z$' "... lastRunAt"
+like "$(jq -r .examined <<<"$INV")" '^[0-9]+$' "... examined ($(jq -r .examined <<<"$INV"))"
+out=$(xbctl status)
+like "$out" $'(^|\n)invariants: failing=- lastRunAt=[^ ]+ finishedAt=[^ ]+ ok=true problems=0 examined=[0-9]+ entryReached=[0-9]+ eventReached=[0-9]+' \
+    "xborderctl status: the invariants line"
+ran=$(sql "SELECT COUNT(*) FROM invariant_runs WHERE examined > 0")
+ok "$((ran > 0))" "runs examined entries and events ($ran)"
+
+# A balance raised by 1 without an entry; the next payout's entries touch it.
+planted "$ACCT"
+sql "UPDATE internal_accounts SET balance = balance + 1 WHERE id = '$ACCT'"
+payout 1200
+covered
+ok "$((! $?))" "a run covered the payout after the balance was moved"
+is "$(jq -r .ok <<<"$INV")/$(jq -c .failing <<<"$INV")" 'false/["balances"]' \
+    "GET /status: invariants not ok, failing [balances]"
+like "$(grep -F 'msg="invariant broken"' "$LOG" | grep -F "id=$ACCT")" "check=balances what=account id=$ACCT detail=" \
+    "an error line names the check and the account"
+like "$(grep -F 'msg="invariant check failed"' "$LOG" | tail -n 1)" 'level=error .* check=balances problems=1' \
+    "... and one the failed check"
+like "$(xbctl status)" $'(^|\n)invariants: failing=balances .* ok=false problems=1' "xborderctl status: failing=balances"
+
+# Put back: the first run over the account's next entries sees the step
+# back (its checkpoint held the moved balance), the next is clean.
+sql "UPDATE internal_accounts SET balance = balance - 1 WHERE id = '$ACCT'"
+clean=0
+for ((round = 0; round < 3 && !clean; round++)); do
+    payout 100
+    covered && [[ $(jq -r .ok <<<"$INV") == true ]] && clean=1
+done
+ok "$clean" "put back: a later run is clean again (after $round payouts)"
+out=$(xbctl ledger-check 2>&1)
+is "$?" 0 "xborderctl ledger-check: clean" || diag "$out"
+
+done_testing
