@@ -4,7 +4,7 @@
 # external account that completes (...001); 4 clients (t/lib/concurrency-
 # client, run on chunks of a few requests, each chunk timed) send POST
 # /transfer-out and /transfer-in, every request under its own
-# Idempotency-Key.  Three phases, each a bounded load:
+# Idempotency-Key.  Four phases, each a bounded load:
 #   1. SIGKILL of FastCGI workers (children of the master in
 #      run/xborder-fcgi.pid): three times while the rows every transfer
 #      locks are held, so that the workers are caught in the middle of a
@@ -18,7 +18,10 @@
 #      by the transfers, is reported and bounded;
 #   3. SIGKILL of xborder-worker while transactions are PENDING (twice),
 #      started again with scripts/dev worker start; nothing settles while
-#      it is dead, everything settles afterwards.
+#      it is dead, everything settles afterwards;
+#   4. SIGKILL of mariadbd itself, with durable commits
+#      (innodb_flush_log_at_trx_commit = 1), started again with crash
+#      recovery: every acknowledged commit survives.
 # After each phase: every unanswered request (000, 5xx, 409
 # IDEMPOTENCY_KEY_IN_USE) is retried with its key and body until it is
 # answered (IN_USE while a dead attempt's 30 s lease holds): it replays
@@ -687,11 +690,49 @@ P3_ROWS=$N_GOT
 check_store "phase 3"
 SUMMARY+=("phase 3 (SIGKILL xborder-worker): $P3_SENT requests, $KILLS3 worker kills, up to $max_pending PENDING while dead; settled $SETTLE_SECS s after the load; $P3_RETRY")
 
+# === phase 4: SIGKILL of mariadbd while transfers run, with durable commits ===============
+# Not a clean stop: the server dies in the middle of whatever it does, with
+# innodb_flush_log_at_trx_commit = 1 (what a production server keeps), and
+# starts again with crash recovery.  Every commit it acknowledged survives:
+# each 201 is there once, each unanswered request replays or applies once
+# with its key, ledger-check (every invariant) is clean.
+D4=$W/p4
+make_plans "$D4" 4
+DB_PIDFILE=$RUNDIR/mysqld.pid
+sql "SET GLOBAL innodb_flush_log_at_trx_commit = 1"
+is "$(sql "SELECT @@GLOBAL.innodb_flush_log_at_trx_commit")" 1 "phase 4: durable commits (innodb_flush_log_at_trx_commit = 1)"
+load_start "$D4" 4
+sleep 2
+dbpid=$(cat "$DB_PIDFILE" 2>/dev/null)
+like "$dbpid" '^[0-9]+$' "phase 4: the stack records mariadbd's pid"
+T_KILL=$(date +%s.%N)
+kill -KILL "$dbpid"
+wait_for "gone $dbpid" 10
+ok "$(gone "$dbpid" && echo 1)" "phase 4: mariadbd SIGKILLed while transfers run"
+sleep 1
+cmd_ok "phase 4: scripts/dev db start (crash recovery)" dev db start
+T_BACK=$(date +%s.%N)
+wait_for 'seen_201_after "$T_BACK"' 30
+ok "$(seen_201_after "$T_BACK" && echo 1)" "phase 4: transfers answered 201 again after the restart"
+sleep 2
+load_stop "$D4"
+answers_ok "$D4" "phase 4"
+P4_SENT=$N_SENT P4_503=$N_503
+ok "$((N_503 > 0 || N_OTHER > 0))" "phase 4: requests in the gap went unanswered or 503 ($N_503 x 503, $N_OTHER other)"
+note "phase 4: $N_SENT requests in $LOAD_SECS s, mariadbd SIGKILLed $(since "$T_KILL") s before this line: $N_201 x 201, $N_503 x 503, $N_OTHER other"
+retry_unanswered "$D4" "phase 4"
+P4_RETRY="$N_RETRIED unanswered, $N_RETRY_SENT retries in $N_ROUNDS rounds ($RETRY_SECS s): $N_REPLAYED replayed the first result, $N_APPLIED applied once"
+note "phase 4 retries: $P4_RETRY"
+check_final "$D4" "phase 4"
+P4_ROWS=$N_GOT
+check_store "phase 4"
+SUMMARY+=("phase 4 (SIGKILL mariadbd, durable commits): $P4_SENT requests, $P4_503 x 503; $P4_RETRY")
+
 # --- the summary ---------------------------------------------------------------------------
 total=$(jq -s length "$W/made.json")
-note "faults under load, in $((SECONDS - T_START)) s: $((P1_SENT + P2_SENT + P3_SENT)) transfer requests, $total transactions," \
-    "$((KILLS1 + KILLS1F + 1 + KILLS3)) faults ($KILLS1 fcgi workers SIGKILLed, $KILLS1F fault points, 1 MariaDB restart, $KILLS3 xborder-worker SIGKILLs);" \
-    "$((P1_ROWS + P2_ROWS + P3_ROWS)) transactions fetched one by one, $ROWS_CHECKED rows checked in the listing and the database"
+note "faults under load, in $((SECONDS - T_START)) s: $((P1_SENT + P2_SENT + P3_SENT + P4_SENT)) transfer requests, $total transactions," \
+    "$((KILLS1 + KILLS1F + 1 + KILLS3 + 1)) faults ($KILLS1 fcgi workers SIGKILLed, $KILLS1F fault points, 1 MariaDB restart, $KILLS3 xborder-worker SIGKILLs, 1 mariadbd SIGKILL);" \
+    "$((P1_ROWS + P2_ROWS + P3_ROWS + P4_ROWS)) transactions fetched one by one, $ROWS_CHECKED rows checked in the listing and the database"
 for s in "${SUMMARY[@]}"; do note "$s"; done
 
 done_testing
