@@ -60,6 +60,7 @@ static const struct ckey keys[] = {
 	{ "webhook_retry_max",	C_I64, OFF(webhook_retry_max), 1, 86400 },
 	{ "webhook_retry_window", C_I64, OFF(webhook_retry_window), 1, UINT64_C(31536000) },
 	{ "invariant_interval",	C_I64, OFF(invariant_interval), 0, 86400 },
+	{ "invariant_lag",	C_I64, OFF(invariant_lag), 1, 86400 },
 	{ "schema_dir",		C_STR, OFF(schema_dir), 0, 0 },
 	{ "openapi_file",	C_STR, OFF(openapi_file), 0, 0 },
 	{ "stats_file",		C_STR_OPT, OFF(stats_file), 0, 0 },
@@ -95,6 +96,7 @@ conf_defaults(struct conf *c)
 	c->webhook_retry_max = 3600;
 	c->webhook_retry_window = 259200;
 	c->invariant_interval = 60;
+	c->invariant_lag = 60;
 	c->schema_dir = xstrdup(XB_SCHEMA_DIR);
 	c->openapi_file = xstrdup(XB_OPENAPI_FILE);
 	c->stats_file = xstrdup("");

@@ -37,9 +37,9 @@
  * and currency (which their whole-database forms follow from), and
  * balances holds each account touched to its balance at the last run plus
  * its entries since (account_checkpoints).  A run covers the entries and
- * events that existed when the run before it started, so that a
- * transaction that took an id but had not committed yet is not passed
- * over.
+ * events that existed when a run at least `lag` seconds older started
+ * (invariant_lag, more than the lock wait timeout), so that a transaction
+ * that took an id but had not committed yet is not passed over.
  */
 #include "config.h"
 
@@ -811,13 +811,18 @@ tally_done(void *arg, const char *check, int problems, long examined)
  * starts at the newest entry and event, covering nothing).
  */
 static int
-recent_scope(struct db *db, int64_t max_entries, int64_t max_events, struct scope *s,
+recent_scope(struct db *db, const struct check_limits *lim, struct scope *s,
     int64_t seen[2], char started[32])
 {
 	static const char last_sql[] =
-	    "SELECT entry_seen, entry_upto, event_seen, event_upto,"
-	    " DATE_FORMAT(started_at + INTERVAL 1439 MINUTE, '%Y-%m-%d %H:%i:%s.%f')"
-	    " FROM invariant_runs ORDER BY id DESC LIMIT 1";
+	    "SELECT l.entry_upto, l.event_upto,"
+	    " DATE_FORMAT(l.started_at + INTERVAL 1439 MINUTE, '%Y-%m-%d %H:%i:%s.%f'),"
+	    " (SELECT b.entry_seen FROM invariant_runs b"
+	    "  WHERE b.started_at <= UTC_TIMESTAMP(3) - INTERVAL ? SECOND ORDER BY b.id DESC LIMIT 1),"
+	    " (SELECT b.event_seen FROM invariant_runs b"
+	    "  WHERE b.started_at <= UTC_TIMESTAMP(3) - INTERVAL ? SECOND ORDER BY b.id DESC LIMIT 1)"
+	    " FROM invariant_runs l ORDER BY l.id DESC LIMIT 1";
+	struct db_val lag[] = { DBI(lim->lag), DBI(lim->lag) };
 	static const char now_sql[] =
 	    "SELECT (SELECT IFNULL(MAX(id), 0) FROM ledger_entries),"
 	    " (SELECT IFNULL(MAX(seq), 0) FROM webhook_events), UTC_TIMESTAMP(3)";
@@ -832,7 +837,7 @@ recent_scope(struct db *db, int64_t max_entries, int64_t max_events, struct scop
 	db_rows_free(&r);
 	memset(s, 0, sizeof(*s));
 	s->recent = 1;
-	rc = db_query_one(db, last_sql, NULL, 0, &r);
+	rc = db_query_one(db, last_sql, lag, 2, &r);
 	if (rc == DB_NOT_FOUND) {
 		s->e_from = s->e_to = seen[0];
 		s->v_from = s->v_to = seen[1];
@@ -841,15 +846,16 @@ recent_scope(struct db *db, int64_t max_entries, int64_t max_events, struct scop
 	}
 	if (rc != DB_OK)
 		return rc;
-	s->e_from = db_cell_i64(&r, 0, 1);
-	s->e_to = db_cell_i64(&r, 0, 0);
-	if (s->e_to - s->e_from > max_entries)
-		s->e_to = s->e_from + max_entries;
-	s->v_from = db_cell_i64(&r, 0, 3);
-	s->v_to = db_cell_i64(&r, 0, 2);
-	if (s->v_to - s->v_from > max_events)
-		s->v_to = s->v_from + max_events;
-	str_copy(s->since, sizeof(s->since), db_cell(&r, 0, 4));
+	/* Up to what existed when a run at least lag seconds old started. */
+	s->e_from = db_cell_i64(&r, 0, 0);
+	s->e_to = db_cell(&r, 0, 3) != NULL ? db_cell_i64(&r, 0, 3) : s->e_from;
+	if (s->e_to - s->e_from > lim->entries)
+		s->e_to = s->e_from + lim->entries;
+	s->v_from = db_cell_i64(&r, 0, 1);
+	s->v_to = db_cell(&r, 0, 4) != NULL ? db_cell_i64(&r, 0, 4) : s->v_from;
+	if (s->v_to - s->v_from > lim->events)
+		s->v_to = s->v_from + lim->events;
+	str_copy(s->since, sizeof(s->since), db_cell(&r, 0, 2));
 	db_rows_free(&r);
 	/* A range that would run backwards (rows deleted by hand): nothing. */
 	if (s->e_to < s->e_from)
@@ -860,9 +866,9 @@ recent_scope(struct db *db, int64_t max_entries, int64_t max_events, struct scop
 }
 
 struct recent_args {
-	int64_t			 max_entries, max_events;
-	const struct check_sink	*sink;
-	struct check_summary	*out;
+	const struct check_limits	*lim;
+	const struct check_sink		*sink;
+	struct check_summary		*out;
 };
 
 static int
@@ -882,8 +888,7 @@ recent_tx(struct db *db, void *arg)
 	int rc;
 
 	memset(a->out, 0, sizeof(*a->out));
-	if ((rc = recent_scope(db, a->max_entries, a->max_events, &s, seen,
-	    a->out->started_at)) != DB_OK)
+	if ((rc = recent_scope(db, a->lim, &s, seen, a->out->started_at)) != DB_OK)
 		return rc;
 	if ((s.e_to > s.e_from || s.v_to > s.v_from) && (rc = run_all(db, &s, &wrap)) < 0)
 		return rc;
@@ -898,10 +903,10 @@ recent_tx(struct db *db, void *arg)
 }
 
 int
-db_checks_recent(struct db *db, int64_t max_entries, int64_t max_events,
-    const struct check_sink *sink, struct check_summary *out)
+db_checks_recent(struct db *db, const struct check_limits *lim, const struct check_sink *sink,
+    struct check_summary *out)
 {
-	struct recent_args a = { max_entries, max_events, sink, out };
+	struct recent_args a = { lim, sink, out };
 
 	return db_transact(db, recent_tx, &a);
 }

@@ -37,6 +37,7 @@ struct conf {
 	int64_t		 webhook_retry_max;	/* longest pause between attempts */
 	int64_t		 webhook_retry_window;	/* seconds of retrying before FAILED */
 	int64_t		 invariant_interval;	/* seconds between the worker's checks; 0 none */
+	int64_t		 invariant_lag;		/* seconds a change waits before it is checked */
 	char		*schema_dir;
 	char		*openapi_file;	/* served as GET /openapi.json */
 	char		*stats_file;	/* the workers' counters (stats.h); "": none */

@@ -34,14 +34,19 @@ struct check_summary {
 	char	 failing[256];			/* the checks that failed, space-separated */
 };
 
+/* What one run of the recent checks covers. */
+struct check_limits {
+	int64_t	 entries, events;	/* at most this many new ledger entries and events */
+	int64_t	 lag;			/* seconds: what existed when a run this old started */
+};
+
 /*
  * The recent checks (xborder-worker): every check over what changed since
- * the last run, at most max_entries ledger entries and max_events webhook
- * events (the next run goes on from there), in one database transaction
- * that records the run.  Fills *out; returns DB_OK (problems or not; see
- * out->problems) or a failure.
+ * the last run, within lim (the next run goes on from there), in one
+ * database transaction that records the run.  Fills *out; returns DB_OK
+ * (problems or not; see out->problems) or a failure.
  */
-int db_checks_recent(struct db *db, int64_t max_entries, int64_t max_events,
+int db_checks_recent(struct db *db, const struct check_limits *lim,
     const struct check_sink *sink, struct check_summary *out);
 
 /* The last recent run, into *out: DB_OK, DB_NOT_FOUND (none yet) or a failure. */

@@ -216,9 +216,6 @@ purge_old_rows(struct db *db, int64_t *last_purge)
 	*last_purge = now_ms() - (more ? PURGE_EVERY_MS - PURGE_AGAIN_MS : 0);
 }
 
-/* The recent checks' bounds per run (db_checks_recent). */
-#define CHECK_ENTRIES 20000
-#define CHECK_EVENTS 5000
 
 static void
 check_problem(void *arg, const char *check, const char *what, const char *id,
@@ -258,6 +255,7 @@ static void
 check_invariants(const struct conf *conf, struct db *db, int64_t *last_check)
 {
 	static const struct check_sink sink = { check_problem, check_done, NULL };
+	const struct check_limits lim = { 20000, 5000, conf->invariant_lag };
 	struct check_summary sum;
 	int rc;
 
@@ -265,7 +263,7 @@ check_invariants(const struct conf *conf, struct db *db, int64_t *last_check)
 	    now_ms() - *last_check <= conf->invariant_interval * 1000)
 		return;
 	*last_check = now_ms();
-	if ((rc = db_checks_recent(db, CHECK_ENTRIES, CHECK_EVENTS, &sink, &sum)) != DB_OK)
+	if ((rc = db_checks_recent(db, &lim, &sink, &sum)) != DB_OK)
 		log_msg(LOG_LVL_WARN, NULL, "invariant checks: database failure %d", rc);
 	else if (sum.problems == 0)
 		log_msg(LOG_LVL_DEBUG, NULL, "invariant checks: ok, %lld entries and events",
