@@ -437,7 +437,9 @@ check_quote_fees(struct run *x)
  * A recent run: the records made since the last (by their expiry) name a
  * transaction that exists.
  */
-#define TXN_OF(k) "SUBSTRING_INDEX(JSON_VALUE(" k ".response_body, '$.transactionId'), ':', -1)"
+/* The id an answer names, in the id columns' character set (so that their index serves). */
+#define TXN_OF(k) "CONVERT(SUBSTRING_INDEX(JSON_VALUE(" k ".response_body, '$.transactionId')," \
+	" ':', -1) USING ascii)"
 #define NAMING(k) k ".state = 'DONE' AND " k ".response_status = 201" \
 	" AND JSON_VALUE(" k ".response_body, '$.transactionId') IS NOT NULL"
 #define MISSING(where) \
@@ -724,7 +726,8 @@ check_events(struct run *x)
 #define EVENTS(where) \
 	"SELECT t.id, t.kind, t.destination_type, t.type, t.status," \
 	" GROUP_CONCAT(w.type ORDER BY w.seq SEPARATOR ',')" \
-	" FROM transactions t LEFT JOIN webhook_events w ON w.transaction_id = t.id" \
+	" FROM transactions t LEFT JOIN webhook_events w" \
+	"  ON w.platform_id = t.platform_id AND w.transaction_id = t.id" \
 	" WHERE t.id > ? AND t.created_at > UTC_TIMESTAMP(3) - INTERVAL 30 DAY" where \
 	" GROUP BY t.id, t.kind, t.destination_type, t.type, t.status" \
 	" ORDER BY t.id LIMIT ?"

@@ -599,8 +599,9 @@ cmd_ok "phase 2: scripts/dev db start" dev db start
 T_START1=$(date +%s.%N)
 # The load goes on until a transfer is answered 201 after the restart (at
 # most 20 s), then 3 s more.
-seen_201_after() { awk -F'\t' -v s="$1" '$2 > s && $4 == 201 { f = 1 } END { exit !f }' "$D2"/out.[0-9]*; }
-wait_for 'seen_201_after "$T_START1"' 20
+# seen_201_after DIR T: a transfer of the phase in DIR was answered 201 after T.
+seen_201_after() { awk -F'\t' -v s="$2" '$2 > s && $4 == 201 { f = 1 } END { exit !f }' "$1"/out.[0-9]*; }
+wait_for 'seen_201_after "$D2" "$T_START1"' 20
 sleep 3
 load_stop "$D2"
 answers_ok "$D2" "phase 2"
@@ -712,8 +713,8 @@ ok "$(gone "$dbpid" && echo 1)" "phase 4: mariadbd SIGKILLed while transfers run
 sleep 1
 cmd_ok "phase 4: scripts/dev db start (crash recovery)" dev db start
 T_BACK=$(date +%s.%N)
-wait_for 'seen_201_after "$T_BACK"' 30
-ok "$(seen_201_after "$T_BACK" && echo 1)" "phase 4: transfers answered 201 again after the restart"
+wait_for 'seen_201_after "$D4" "$T_BACK"' 30
+ok "$(seen_201_after "$D4" "$T_BACK" && echo 1)" "phase 4: transfers answered 201 again after the restart"
 sleep 2
 load_stop "$D4"
 answers_ok "$D4" "phase 4"
