@@ -32,6 +32,7 @@ struct check_summary {
 	int64_t	 examined;			/* entries and events looked at */
 	int	 problems;
 	char	 failing[256];			/* the checks that failed, space-separated */
+	int	 behind;			/* it stopped at its bounds: more to check */
 };
 
 /* What one run of the recent checks covers. */
