@@ -207,6 +207,13 @@ await scenario(async ({ page, dialogs, expectErrors, shot, signIn }) => {
   });
   await shot('transactions-bad-filter');
   expectErrors(false);
+  await page.setViewport({ width: 360, height: 740 });
+  await step('360 px wide: the transaction filters and their error need no sideways scrolling', async () => {
+    const w = await page.evaluate(() => document.documentElement.scrollWidth);
+    return w <= 360 || `scrollWidth ${w}`;
+  });
+  await shot('transactions-360px');
+  await page.setViewport({ width: 1100, height: 800 });
   await go(page, `#/transactions?customerId=${enc(customerId)}`);
   await step('transactions: ?customerId= in the hash fills the filter', async () => {
     await page.waitForSelector('main tbody a', { timeout: T });
