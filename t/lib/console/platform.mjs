@@ -82,8 +82,9 @@ await scenario(async ({ page, expectErrors, shot, signIn }) => {
       const sel = '#edit-fees .field-error[data-error-for="quoteFeePolicy.senderServiceFeeBps"]';
       await page.waitForSelector(sel, { timeout: T });
       const msg = await textOf(page, sel);
-      const next = await page.$eval(sel, (el) => el.previousElementSibling?.querySelector('input')?.id);
-      return (/10000/.test(msg) && next === 'p-senderServiceFeeBps') || `${msg} after ${next}`;
+      const errId = await page.$eval(sel, (el) => el.id);
+      const describedBy = await page.$eval('#p-senderServiceFeeBps', (el) => el.getAttribute('aria-describedby'));
+      return (/10000/.test(msg) && describedBy === errId) || `${msg}: the field is described by ${describedBy}, the error is ${errId}`;
     });
     await shot('fees-invalid');
     expectErrors(false);
