@@ -5,7 +5,7 @@
 // after the first try shows the 400's missing fields; a hostile name;
 // where the credentials are; sign out; the view token sees no action; 360
 // px wide; a wrong secret.
-import { BASE, ID, SECRET, VIEW_ID, VIEW_SECRET, RUN, T, api, step, textOf, signIn, scenario } from './harness.mjs';
+import { BASE, ID, SECRET, VIEW_ID, VIEW_SECRET, RUN, T, api, step, textOf, signIn, scenario, unlabelled } from './harness.mjs';
 
 const HOSTILE = '<img src=x onerror=alert(1)>';
 
@@ -24,12 +24,23 @@ await scenario(async ({ page, dialogs, urls, pageUrls, expectErrors, shot }) => 
   await shot('signin');
 
   // Sign in with the manage token.
-  await signIn(page, ID, SECRET);
+  // Sign in with the keyboard alone: the form has the focus, Tab to the
+  // secret, Enter submits.
+  await step('sign in: the client id field has the focus', async () =>
+    (await page.evaluate(() => document.activeElement?.id)) === 'clientId' || 'focus elsewhere');
+  await page.keyboard.type(ID);
+  await page.keyboard.press('Tab');
+  await page.keyboard.type(SECRET);
+  await page.keyboard.press('Enter');
   await step('sign in: the navigation and the token\'s name appear', async () => {
     await page.waitForSelector('#nav:not([hidden])', { timeout: T });
     await page.waitForSelector('#create-customer', { timeout: T });
     const who = await textOf(page, '#who');
     return /manage/.test(who) || `who: ${who}`;
+  });
+  await step('customers page: every control labelled', async () => {
+    const bare = await unlabelled(page);
+    return bare.length === 0 || `unlabelled: ${bare.join(',')}`;
   });
   await shot('customers');
 
@@ -43,6 +54,10 @@ await scenario(async ({ page, dialogs, urls, pageUrls, expectErrors, shot }) => 
     await page.waitForFunction((n) => document.querySelector('h1')?.textContent === n, { timeout: T }, name);
     customerId = decodeURIComponent(page.url().split('#/customers/')[1] || '');
     return /^Customer:/.test(customerId) || `url ${page.url()}`;
+  });
+  await step('customer page: every control labelled', async () => {
+    const bare = await unlabelled(page);
+    return bare.length === 0 || `unlabelled: ${bare.join(',')}`;
   });
   await shot('customer');
 
@@ -81,6 +96,10 @@ await scenario(async ({ page, dialogs, urls, pageUrls, expectErrors, shot }) => 
     const helpers = await page.$$eval('[data-helper]', (bs) => bs.map((b) => b.dataset.helper).join(','));
     const st = await textOf(page, 'p .status');
     return (st === 'PENDING' && helpers === 'complete,fail') || `status ${st}, helpers ${helpers}`;
+  });
+  await step('transaction page: every control labelled', async () => {
+    const bare = await unlabelled(page);
+    return bare.length === 0 || `unlabelled: ${bare.join(',')}`;
   });
   await shot('transaction-pending');
   await page.click('[data-helper=complete]');
