@@ -2,21 +2,33 @@
 # 32-console.t - the sandbox console (web/console/, served at /console/) in
 # a real browser: Debian's chromium, headless, driven from node through
 # puppeteer-core (tools/, npm ci --prefix tools), by the scenarios in
-# t/lib/console/ (harness.mjs is what they share; each runs its own browser):
-# core.mjs:
-#  - the page's headers: Content-Security-Policy, Referrer-Policy,
-#    X-Content-Type-Options;
-#  - sign in; create a customer; fund its USD account; a transfer-out to
-#    an account ending in 003 (held PENDING), completed with the button,
-#    COMPLETED, and its event's payload; a retry of that delivery; a
-#    review case approved after the first try shows the 400's missing
-#    counterparty fields;
-#  - a customer named <img src=x onerror=alert(1)> stays text;
-#  - the credentials are in sessionStorage only (no URL, localStorage or
-#    cookie), and sign out forgets them;
-#  - a view token sees no action;
-#  - no console error; a wrong secret shows the 401's envelope on the form.
-# On a platform of its own.  A screenshot per step under $XB_DEV_DIR/log/console/.
+# t/lib/console/ (harness.mjs is what they share; each runs its own browser
+# and ends by asserting that the page logged no console error and raised
+# no dialog).  Here, with curl: the page's headers (Content-Security-Policy,
+# Referrer-Policy, X-Content-Type-Options), /console redirected to
+# /console/, no inline script, style or handler and no HTML parsed from
+# strings in the files.
+#  core.mjs       sign in by keyboard; create a customer and fund it; a
+#                 transfer-out to an account ending in 003 (held PENDING)
+#                 made with the form, completed with the button, and its
+#                 event's payload; a retry; a review case approved after the
+#                 first try shows the 400's missing fields; a customer named
+#                 <img src=x onerror=alert(1)> stays text; the credentials in
+#                 sessionStorage only (no URL, localStorage or cookie), sign
+#                 out forgets them; the view token sees no action; 360 px; a
+#                 wrong secret shows the 401 on the form; labels everywhere
+#  customers.mjs  edit, re-issue the PPV address, external accounts added
+#                 (an error next to its field) and deleted, transfer-out
+#                 errors, every transaction filter, paging, deletion
+#  platform.mjs   the webhook endpoint, fees, currencies and execution
+#                 profile edited, each error next to its field, all restored
+#  quotes.mjs     the indicative rate while typing, create, the status
+#                 filter, execute, errors next to their fields
+#  webhooks.mjs   the connectivity test (the receiver's answer as text, a
+#                 refused connection), the signing key's rotation, the
+#                 delivery log's filters
+# On a platform of its own.  Screenshots under $XB_DEV_DIR/log/console/,
+# <scenario>-NN-<step>.png.
 . "$(dirname "${BASH_SOURCE[0]}")/lib/api.sh"
 . "$_API_LIB_DIR/webhooks.sh"
 no_plan

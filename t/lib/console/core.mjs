@@ -5,7 +5,7 @@
 // after the first try shows the 400's missing fields; a hostile name;
 // where the credentials are; sign out; the view token sees no action; 360
 // px wide; a wrong secret.
-import { BASE, ID, SECRET, VIEW_ID, VIEW_SECRET, RUN, T, api, step, textOf, signIn, scenario } from './harness.mjs';
+import { BASE, ID, SECRET, VIEW_ID, VIEW_SECRET, RUN, T, api, step, textOf, signIn, scenario, unlabelled } from './harness.mjs';
 
 const HOSTILE = '<img src=x onerror=alert(1)>';
 
@@ -24,12 +24,23 @@ await scenario(async ({ page, dialogs, urls, pageUrls, expectErrors, shot }) => 
   await shot('signin');
 
   // Sign in with the manage token.
-  await signIn(page, ID, SECRET);
+  // Sign in with the keyboard alone: the form has the focus, Tab to the
+  // secret, Enter submits.
+  await step('sign in: the client id field has the focus', async () =>
+    (await page.evaluate(() => document.activeElement?.id)) === 'clientId' || 'focus elsewhere');
+  await page.keyboard.type(ID);
+  await page.keyboard.press('Tab');
+  await page.keyboard.type(SECRET);
+  await page.keyboard.press('Enter');
   await step('sign in: the navigation and the token\'s name appear', async () => {
     await page.waitForSelector('#nav:not([hidden])', { timeout: T });
     await page.waitForSelector('#create-customer', { timeout: T });
     const who = await textOf(page, '#who');
     return /manage/.test(who) || `who: ${who}`;
+  });
+  await step('customers page: every control labelled', async () => {
+    const bare = await unlabelled(page);
+    return bare.length === 0 || `unlabelled: ${bare.join(',')}`;
   });
   await shot('customers');
 
@@ -44,6 +55,10 @@ await scenario(async ({ page, dialogs, urls, pageUrls, expectErrors, shot }) => 
     customerId = decodeURIComponent(page.url().split('#/customers/')[1] || '');
     return /^Customer:/.test(customerId) || `url ${page.url()}`;
   });
+  await step('customer page: every control labelled', async () => {
+    const bare = await unlabelled(page);
+    return bare.length === 0 || `unlabelled: ${bare.join(',')}`;
+  });
   await shot('customer');
 
   // Fund its USD account.
@@ -55,26 +70,36 @@ await scenario(async ({ page, dialogs, urls, pageUrls, expectErrors, shot }) => 
   });
   await shot('funded');
 
-  // A transfer-out to an account ending in 003 (held PENDING), made
-  // through the API: the console has no form for it yet.
+  // A transfer-out to an account ending in 003 (held PENDING), sent with
+  // the customer page's form (the account itself made through the API).
   const ext = api('POST', '/customers/external-accounts', {
     customerId, currency: 'USD', platformAccountId: `hold-${RUN}`,
     accountInfo: { accountType: 'CHECKING', accountCategory: 'PERSONAL', bankName: 'First Bank', accountNumber: '000123450003', routingNumber: '021000021' },
   });
-  const internal = api('GET', `/customers/internal-accounts?customerId=${encodeURIComponent(customerId)}&currency=USD`);
-  const tx = api('POST', '/transfer-out', {
-    source: { accountId: internal.data[0].id }, destination: { accountId: ext.id },
-    amount: { currencyCode: 'USD', amountMinor: '2000' },
+  await page.reload({ waitUntil: 'networkidle0', timeout: T });
+  await page.waitForSelector('#transfer-out', { timeout: T });
+  const usd = await page.$$eval('#t-source option', (os) => os.find((o) => o.textContent.startsWith('USD'))?.value);
+  await page.select('#t-source', usd);
+  await page.select('#t-destination', ext.id);
+  await page.type('#t-amount', '2000');
+  await page.click('#transfer-out button[type=submit]');
+  let txId = '';
+  await step('transfer-out to ...0003 made with the form: its transaction\'s page', async () => {
+    await page.waitForFunction(() => location.hash.startsWith('#/transactions/') && document.querySelector('dd[data-field=destination]'), { timeout: T });
+    txId = decodeURIComponent(page.url().split('#/transactions/')[1]);
+    const dest = await textOf(page, 'dd[data-field=destination]');
+    return (/^Transaction:/.test(txId) && dest.includes(ext.id)) || `${txId} ${dest}`;
   });
-  const txId = tx.transactionId;
-  await step('transfer-out to ...0003 made (API)', () => (typeof txId === 'string' && tx.status === 'PENDING') || JSON.stringify(tx));
 
-  await page.goto(`${BASE}/console/#/transactions/${encodeURIComponent(txId)}`, { waitUntil: 'networkidle0', timeout: T });
   await step('transaction page: PENDING, complete and fail offered, return and expire not', async () => {
     await page.waitForSelector('[data-helper=complete]', { timeout: T });
     const helpers = await page.$$eval('[data-helper]', (bs) => bs.map((b) => b.dataset.helper).join(','));
     const st = await textOf(page, 'p .status');
     return (st === 'PENDING' && helpers === 'complete,fail') || `status ${st}, helpers ${helpers}`;
+  });
+  await step('transaction page: every control labelled', async () => {
+    const bare = await unlabelled(page);
+    return bare.length === 0 || `unlabelled: ${bare.join(',')}`;
   });
   await shot('transaction-pending');
   await page.click('[data-helper=complete]');

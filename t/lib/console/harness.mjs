@@ -78,6 +78,15 @@ export async function signIn(page, id, secret) {
   await page.click('#signin button[type=submit]');
 }
 
+/*
+ * unlabelled(page): the ids (or tag names) of the controls in main that
+ * have no label: inputs and selects without a <label>, buttons without
+ * text or aria-label.
+ */
+export const unlabelled = (page) => page.$$eval('main input, main select, main textarea, main button', (l) => l
+  .filter((c) => (c.tagName === 'BUTTON' ? !(c.textContent.trim() || c.getAttribute('aria-label')) : !(c.labels && c.labels.length)))
+  .map((c) => c.id || c.tagName.toLowerCase()));
+
 /* fill(page, selector, value): replaces an input's value as a person would. */
 export async function fill(page, sel, value) {
   await page.click(sel, { clickCount: 3 });

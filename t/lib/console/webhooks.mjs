@@ -4,7 +4,7 @@
 // key and its rotation (confirmed inline), the delivery log's filters
 // (type, transaction id, dates; a 400 shown next to its field), and a view
 // token offered neither the test nor the rotation.
-import { ID, SECRET, VIEW_ID, VIEW_SECRET, RUN, T, WH_URL, api, step, textOf, go, fill, scenario } from './harness.mjs';
+import { ID, SECRET, VIEW_ID, VIEW_SECRET, RUN, T, WH_URL, api, step, textOf, go, fill, scenario, unlabelled } from './harness.mjs';
 
 const REFUSED = 'http://127.0.0.1:9/hooks';
 
@@ -32,6 +32,10 @@ await scenario(async ({ page, signIn, expectErrors, shot }) => {
   await signIn(ID, SECRET);
   await page.waitForSelector('[data-action=test]', { timeout: T });
 
+  await step('webhooks page: every control labelled', async () => {
+    const bare = await unlabelled(page);
+    return bare.length === 0 || `unlabelled: ${bare.join(',')}`;
+  });
   await step('endpoint: the configured URL is shown', async () =>
     (await textOf(page, '#endpoint-url')) === WH_URL || `shown ${await textOf(page, '#endpoint-url')}`);
   await page.click('[data-action=test]');

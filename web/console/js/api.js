@@ -99,3 +99,4 @@ export async function call(method, path, opts = {}) {
 
 export const get = (path, query) => call('GET', path, { query });
 export const post = (path, body) => call('POST', path, { body });
+export const patch = (path, body) => call('PATCH', path, { body });

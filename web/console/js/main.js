@@ -1,7 +1,7 @@
 /*
  * main.js: sign-in, the session's permissions and the hash router.
  * Routes: #/platform, #/customers, #/customers/<id>, #/transactions,
- * #/transactions/<id>, #/webhooks, #/webhooks/<id>.  The hash never holds
+ * #/transactions/<id>, #/quotes, #/quotes/<id>, #/webhooks, #/webhooks/<id>.  The hash never holds
  * a credential.
  */
 import * as api from './api.js';
@@ -9,6 +9,7 @@ import { h, show, errorBox } from './dom.js';
 import * as platform from './platform.js';
 import * as customers from './customers.js';
 import * as transactions from './transactions.js';
+import * as quotes from './quotes.js';
 import * as webhooks from './webhooks.js';
 
 const main = document.getElementById('main');
@@ -91,6 +92,7 @@ async function route() {
     platform: platform.platform,
     customers: parts[1] ? customers.customer : customers.customers,
     transactions: parts[1] ? transactions.transaction : transactions.transactions,
+    quotes: parts[1] ? quotes.quote : quotes.quotes,
     webhooks: parts[1] ? webhooks.delivery : webhooks.webhooks,
   }[parts[0]];
   if (!view) { show(main, errorBox({ code: 'NOT_FOUND', message: 'No such page.' })); return; }

@@ -4,38 +4,67 @@
  * the review decision, its webhook events.
  */
 import * as api from './api.js';
-import { h, show, text, money, fields, table, link } from './dom.js';
-import { PAGE, pager, action, input, status, failed } from './ui.js';
+import { h, show, clear, text, money, fields, table, link } from './dom.js';
+import { PAGE, pager, action, input, status, apiForm, formErrors, clearErrors, dateRange } from './ui.js';
 
 const TX_STATUSES = ['', 'CREATED', 'PENDING', 'PROCESSING', 'COMPLETED', 'FAILED', 'REFUNDED', 'REJECTED', 'EXPIRED'];
 
+/*
+ * filterControls(q): the labelled controls of every GET /transactions
+ * filter, each control's id f-<parameter>, filled from the hash's query q
+ * (#/transactions?customerId=... from a customer's page).  Returns
+ * [labels, query()], query() giving the non-empty filters by name.
+ */
+function filterControls(q) {
+  const [cuL, cu] = input('f-customerId', 'Customer id', { value: q.get('customerId') || '', spellcheck: 'false' });
+  const [pcL, pc] = input('f-platformCustomerId', 'Platform customer id', { value: q.get('platformCustomerId') || '' });
+  const [tyL, ty] = input('f-type', 'Type', { options: ['', 'INCOMING', 'OUTGOING'] });
+  const [stL, st] = input('f-status', 'Status', { options: TX_STATUSES });
+  const [dateLs, sd, ed] = dateRange('f');
+  ty.value = q.get('type') || '';
+  st.value = q.get('status') || '';
+  sd.value = q.get('startDate') || '';
+  ed.value = q.get('endDate') || '';
+  const query = () => ({
+    customerId: cu.value.trim(), platformCustomerId: pc.value.trim(), type: ty.value, status: st.value,
+    startDate: sd.value, endDate: ed.value,
+  });
+  return [[cuL, pcL, tyL, stL, dateLs], query];
+}
+
+/*
+ * transactions(main): GET /transactions with every filter, paged; a
+ * filter's 400 is shown in its envelope and next to that filter.
+ */
 export async function transactions(main) {
   const q = new URLSearchParams(location.hash.split('?')[1] || '');
-  let cursor = 0;
   const listOut = h('div');
-  const [stL, st] = input('f-status', 'Status', { options: TX_STATUSES });
-  const [tyL, ty] = input('f-type', 'Type', { options: ['', 'INCOMING', 'OUTGOING'] });
-  const [cuL, cu] = input('f-customerId', 'Customer id', { value: q.get('customerId') || '' });
+  const [labels, query] = filterControls(q);
   async function load(at) {
-    cursor = at;
     try {
-      const list = await api.get('transactions', { limit: PAGE, cursor, status: st.value, type: ty.value, customerId: cu.value.trim() });
-      show(listOut,
-        table([
-          ['Transaction', (t) => link(`#/transactions/${encodeURIComponent(t.transactionId)}`, t.transactionId)],
-          ['Type', (t) => t.type],
-          ['Status', (t) => status(t.status)],
-          ['Amount', (t) => money(t.sentAmount || t.receivedAmount)],
-          ['Customer', (t) => text(t.platformCustomerId)],
-          ['Created', (t) => t.createdAt],
-        ], list.data),
-        pager(list, cursor, load));
-    } catch (e) { failed(listOut, e); }
+      const list = await api.get('transactions', { limit: PAGE, cursor: at, ...query() });
+      show(listOut, txTable(list.data), pager(list, at, page));
+    } catch (e) { clear(listOut); throw e; }
   }
-  show(main, h('h1', null, 'Transactions'),
-    h('form', { class: 'card', onsubmit: (ev) => { ev.preventDefault(); load(0); } }, stL, tyL, cuL, h('button', { type: 'submit' }, 'Filter')),
-    listOut);
-  await load(0);
+  const [form, out] = apiForm({ id: 'tx-filters' }, () => load(0), labels, h('button', { type: 'submit' }, 'Filter'));
+  function page(at) {
+    clear(out);
+    clearErrors(form);
+    return load(at).catch((e) => formErrors(form, out, e));
+  }
+  show(main, h('h1', null, 'Transactions'), h('section', { class: 'card' }, h('h2', null, 'Filter'), form, out), listOut);
+  await page(0);
+}
+
+function txTable(rows) {
+  return table([
+    ['Transaction', (t) => link(`#/transactions/${encodeURIComponent(t.transactionId)}`, t.transactionId)],
+    ['Type', (t) => t.type],
+    ['Status', (t) => status(t.status)],
+    ['Amount', (t) => money(t.sentAmount || t.receivedAmount)],
+    ['Customer', (t) => text(t.platformCustomerId)],
+    ['Created', (t) => t.createdAt],
+  ], rows);
 }
 
 /*
