@@ -26,7 +26,7 @@
 no_plan
 
 command -v node >/dev/null || plan skip_all "no node"
-OPS=${XB_MODEL_OPS:-1000}
+OPS=${XB_MODEL_OPS:-9000}
 SEED=${XB_MODEL_SEED:-$(( (RANDOM << 15 | RANDOM) + 1 ))}
 note "model seed $SEED, $OPS operations (replay: XB_MODEL_SEED=$SEED XB_MODEL_OPS=$OPS scripts/dev test t/68-model.t)"
 diag "model seed $SEED, $OPS operations"
