@@ -13,9 +13,20 @@
 # sections 6 to 10 and 14), and compares after every step and at the end.
 # Then xborderctl ledger-check must be clean.
 #
-# XB_MODEL_OPS (default below, about 2 minutes on 2 cores) and
-# XB_MODEL_SEED (default random) choose the run; the seed is printed first
-# and replays the same operations.
+# XB_MODEL_OPS (default 9000: the suite takes about 2 minutes on 2 cores
+# against a fresh stack) and XB_MODEL_SEED (default random) choose the run;
+# the seed is printed first and replays the same operations (the run notes
+# a digest of its sequence of operations: the same seed and count give the
+# same digest).  The model's output is kept in log/model-SEED.out.
+#
+# Not covered: expiry by time (locks of 50 to 60 minutes, review window 7
+# days; expiry is by the sandbox helper), idempotency keys, webhooks,
+# tokens, customer updates and PPV re-issue, currency changes, lists and
+# paging, receiver lookups and indicative rates, the helpers racing the
+# background settlement (they are used on 003 accounts, or once a
+# transaction reached its final status), the helpers on payouts of deleted
+# customers, and the OpenAPI check of these responses (they do not go
+# through api()).
 #
 # Reference prices (set here, restored at exit): USD 10000000, EUR 9213377,
 # JPY 15304219 (0 decimals), KWD 30712345 (3 decimals).
@@ -66,7 +77,7 @@ OUT=$XB_DEV_DIR/log/model-$SEED.out
 rc=0
 start=$SECONDS
 XB_MODEL_PLAN=$PLAN XB_MODEL_SEED=$SEED XB_MODEL_OPS=$OPS \
-    timeout $((600 + OPS / 2)) node "$_API_LIB_DIR/model.mjs" >"$OUT" 2>"$_API_TMP/model.err" || rc=$?
+    timeout $((300 + OPS / 20)) node "$_API_LIB_DIR/model.mjs" >"$OUT" 2>"$_API_TMP/model.err" || rc=$?
 n=0
 while IFS='|' read -r res name why; do
     case $res in
