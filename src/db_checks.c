@@ -724,14 +724,16 @@ events_page(struct run *x, const struct db_rows *r)
 static int
 check_events(struct run *x)
 {
+	/* The page's ids first (a derived table of LIMIT rows), then their events. */
 #define EVENTS(where) \
 	"SELECT t.id, t.kind, t.destination_type, t.type, t.status," \
 	" GROUP_CONCAT(w.type ORDER BY w.seq SEPARATOR ',')" \
-	" FROM transactions t LEFT JOIN webhook_events w" \
+	" FROM (SELECT t.id FROM transactions t" \
+	"  WHERE t.id > ? AND t.created_at > UTC_TIMESTAMP(3) - INTERVAL 30 DAY" where \
+	"  ORDER BY t.id LIMIT ?) p" \
+	" JOIN transactions t ON t.id = p.id LEFT JOIN webhook_events w" \
 	"  ON w.platform_id = t.platform_id AND w.transaction_id = t.id" \
-	" WHERE t.id > ? AND t.created_at > UTC_TIMESTAMP(3) - INTERVAL 30 DAY" where \
-	" GROUP BY t.id, t.kind, t.destination_type, t.type, t.status" \
-	" ORDER BY t.id LIMIT ?"
+	" GROUP BY t.id, t.kind, t.destination_type, t.type, t.status ORDER BY t.id"
 	return pages(x, x->s->recent ? EVENTS(" AND t.id IN (" NEW_EVENT_TXNS ")") : EVENTS(""),
 	    B_EVENTS, events_page);
 #undef EVENTS

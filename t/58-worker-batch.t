@@ -78,17 +78,20 @@ sql "UPDATE jobs SET run_at = UTC_TIMESTAMP(3) WHERE ref_id = '$POISON'"
 settles "${TX[2]}" COMPLETED "with its amount back, payout 3 settles on its next attempt"
 is "$(sql "SELECT COUNT(*), SUM(done_at IS NOT NULL) FROM jobs WHERE platform_id = '$NP_ID' AND kind = 'settle'")" \
     "$(printf '6\t6')" "6 settlement jobs, all done"
-# A batch's payouts settle in one posting set: each in-transit shard gives
-# its payouts' sum, the SANDBOX account takes the total.
+# A batch's payouts settle in one posting set (its balances change once
+# per account): each payout's entries are its own, its shard to SANDBOX,
+# naming it.
 is "$(sql "SELECT a.kind, SUM(e.amount) FROM ledger_entries e JOIN internal_accounts a
     ON a.id = e.account_id WHERE e.platform_id = '$NP_ID' AND e.memo = 'payout_settled'
     GROUP BY a.kind ORDER BY a.kind")" "$(printf 'IN_TRANSIT\t-6000\nSANDBOX\t6000')" \
     "each payout settled once: 6 x 1000 from the in-transit shards to SANDBOX"
-is "$(sql "SELECT COUNT(*) FROM ledger_entries e JOIN internal_accounts a ON a.id = e.account_id
-    WHERE e.platform_id = '$NP_ID' AND e.memo = 'payout_settled' AND a.kind = 'SANDBOX'")" \
-    "$(sql "SELECT COUNT(DISTINCT posting_id) FROM ledger_entries
-    WHERE platform_id = '$NP_ID' AND memo = 'payout_settled'")" \
-    "one SANDBOX entry per posting set"
+is "$(sql "SELECT COUNT(*), COUNT(DISTINCT e.transaction_id), SUM(a.kind = 'SANDBOX') FROM ledger_entries e
+    JOIN internal_accounts a ON a.id = e.account_id
+    WHERE e.platform_id = '$NP_ID' AND e.memo = 'payout_settled'")" "$(printf '12\t6\t6')" \
+    "12 settlement entries, two a payout (its shard, SANDBOX), each naming its payout"
+ok "$(($(sql "SELECT COUNT(DISTINCT posting_id) FROM ledger_entries
+    WHERE platform_id = '$NP_ID' AND memo = 'payout_settled'") < 6))" \
+    "fewer posting sets than payouts: the batch settled several in one"
 balance_of "$A_INT"
 is "$BAL" 94000 "the account: 100000 funded - 6 x 1000"
 cmd_ok "xborderctl ledger-check: clean" xbctl ledger-check
