@@ -64,9 +64,11 @@
 /* What a run covers: the whole database, or the recent changes. */
 struct scope {
 	int	 recent;
+	int	 catching_up;		/* skips the checks of whole platforms */
 	int64_t	 e_from, e_to;		/* ledger entries (e_from, e_to] */
 	int64_t	 v_from, v_to;		/* webhook events, by seq (v_from, v_to] */
-	char	 since[24];		/* idempotency records expiring after */
+	char	 since[24];		/* idempotency records expiring after ... */
+	char	 until[24];		/* ... and up to (a recent run) */
 };
 
 struct run {
@@ -109,8 +111,10 @@ bind(const struct scope *s, enum bind b, struct db_val *v)
 		v[n++] = DBI(s->v_from);
 		v[n++] = DBI(s->v_to);
 	}
-	if (b == B_SINCE)
+	if (b == B_SINCE) {
 		v[n++] = DBS(s->since);
+		v[n++] = DBS(s->until);
+	}
 	return n;
 }
 
@@ -455,7 +459,7 @@ static int
 check_idempotency(struct run *x)
 {
 	static const struct query q[] = { {
-	    MISSING(""), MISSING(" AND k.expires_at > ?"), B_SINCE,
+	    MISSING(""), MISSING(" AND k.expires_at > ? AND k.expires_at <= ?"), B_SINCE,
 	    "idempotency-key", 0, "its answer names transaction %1, which does not exist" }, {
 	    /* Over every kept record: ledger-check's alone (no index finds a name). */
 	    TWICE(""), NULL, B_NONE,
@@ -618,22 +622,30 @@ pages(struct run *x, const char *page_sql, enum bind b,
 	return DB_OK;
 }
 
-/* One page of postings: its transactions' entries read and compared. */
+/*
+ * One page of postings: its transactions' entries read and compared.  By
+ * the page's ids, not their range: a recent run's page is the touched
+ * transactions, scattered over the whole table.  One statement for every
+ * page, the last id repeated to fill it.
+ */
 static int
 postings_page(struct run *x, const struct db_rows *r)
 {
-	static const char entries_sql[] =
-	    "SELECT e.transaction_id, a.platform_id, a.kind, a.owner, a.currency,"
-	    " CAST(SUM(e.amount) AS CHAR) FROM ledger_entries e"
-	    " JOIN internal_accounts a ON a.id = e.account_id"
-	    " WHERE e.transaction_id >= ? AND e.transaction_id <= ?"
-	    " GROUP BY e.transaction_id, a.id, a.platform_id, a.kind, a.owner, a.currency"
-	    " HAVING SUM(e.amount) <> 0 ORDER BY e.transaction_id";
-	struct db_val b[] = { DBS(db_cell(r, 0, 0)), DBS(db_cell(r, r->nrows - 1, 0)) };
+	static char *entries_sql;
+	struct db_val b[PAGE_ROWS];
 	struct db_rows e;
 	int rc;
 
-	if ((rc = db_query(x->db, entries_sql, b, 2, &e)) != DB_OK)
+	if (entries_sql == NULL)
+		entries_sql = db_sql_list("SELECT e.transaction_id, a.platform_id, a.kind, a.owner,"
+		    " a.currency, CAST(SUM(e.amount) AS CHAR) FROM ledger_entries e"
+		    " JOIN internal_accounts a ON a.id = e.account_id"
+		    " WHERE e.transaction_id IN (", "?", ", ", PAGE_ROWS, ")"
+		    " GROUP BY e.transaction_id, a.id, a.platform_id, a.kind, a.owner, a.currency"
+		    " HAVING SUM(e.amount) <> 0 ORDER BY e.transaction_id");
+	for (size_t i = 0; i < PAGE_ROWS; i++)
+		b[i] = DBS(db_cell(r, i < r->nrows ? i : r->nrows - 1, 0));
+	if ((rc = db_query(x->db, entries_sql, b, PAGE_ROWS, &e)) != DB_OK)
 		return rc;
 	postings_compare(x, r, &e);
 	db_rows_free(&e);
@@ -739,23 +751,30 @@ check_events(struct run *x)
 #undef EVENTS
 }
 
+/*
+ * The checks, in order.  Those marked whole read all of a platform's
+ * transactions (its counts, what is in flight): a recent run that
+ * catches up on a backlog (check_limits.catching_up) leaves them to the
+ * next regular run.
+ */
 static const struct {
 	const char	*name;
 	int		(*run)(struct run *);
+	int		 whole;
 } checks[] = {
-	{ "sums", check_sums },
-	{ "platform-sums", check_platform_sums },
-	{ "balances", check_balances },
-	{ "negative", check_negative },
-	{ "limit", check_limit },
-	{ "currency", check_currency },
-	{ "counts", check_counts },
-	{ "quote-expiry", check_quote_expiry },
-	{ "in-transit", check_in_transit },
-	{ "postings", check_postings },
-	{ "quote-fees", check_quote_fees },
-	{ "events", check_events },
-	{ "idempotency", check_idempotency },
+	{ "sums", check_sums, 0 },
+	{ "platform-sums", check_platform_sums, 0 },
+	{ "balances", check_balances, 0 },
+	{ "negative", check_negative, 0 },
+	{ "limit", check_limit, 0 },
+	{ "currency", check_currency, 0 },
+	{ "counts", check_counts, 1 },
+	{ "quote-expiry", check_quote_expiry, 0 },
+	{ "in-transit", check_in_transit, 1 },
+	{ "postings", check_postings, 0 },
+	{ "quote-fees", check_quote_fees, 0 },
+	{ "events", check_events, 0 },
+	{ "idempotency", check_idempotency, 0 },
 };
 
 /* Runs every check over scope s; the number of problems, or a DB_ failure. */
@@ -767,6 +786,8 @@ run_all(struct db *db, const struct scope *s, const struct check_sink *sink)
 	for (size_t k = 0; k < sizeof(checks) / sizeof(checks[0]); k++) {
 		struct run x = { db, sink, s, checks[k].name, 0, -1 };
 
+		if (checks[k].whole && s->catching_up)
+			continue;
 		if ((rc = checks[k].run(&x)) != DB_OK)
 			return rc > 0 ? DB_ERR : rc;
 		sink->done(sink->arg, x.name, x.problems, x.examined);
@@ -778,7 +799,7 @@ run_all(struct db *db, const struct scope *s, const struct check_sink *sink)
 int
 db_checks_run(struct db *db, const struct check_sink *sink)
 {
-	static const struct scope whole = { 0, 0, 0, 0, 0, "" };
+	static const struct scope whole = { 0, 0, 0, 0, 0, 0, "", "" };
 
 	return run_all(db, &whole, sink);
 }
@@ -821,18 +842,37 @@ static int
 recent_scope(struct db *db, const struct check_limits *lim, struct scope *s,
     int64_t seen[2], char started[32], int *behind)
 {
+	/*
+	 * The idempotency records: those made before the lagged run started
+	 * (expiring before its start + 24 h), after where the last run
+	 * reached (a run before 018 recorded none: from a minute before it
+	 * started), at most IDEM_WINDOW_S seconds of them.
+	 */
+#define IDEM_WINDOW_S "10"
+#define DT(e) "DATE_FORMAT(" e ", '%Y-%m-%d %H:%i:%s.%f')"
 	static const char last_sql[] =
-	    "SELECT l.entry_upto, l.event_upto,"
-	    " DATE_FORMAT(l.started_at + INTERVAL 1439 MINUTE, '%Y-%m-%d %H:%i:%s.%f'),"
+	    "SELECT l.entry_upto, l.event_upto, " DT("f.since") ","
 	    " (SELECT b.entry_seen FROM invariant_runs b"
 	    "  WHERE b.started_at <= UTC_TIMESTAMP(3) - INTERVAL ? SECOND ORDER BY b.id DESC LIMIT 1),"
 	    " (SELECT b.event_seen FROM invariant_runs b"
+	    "  WHERE b.started_at <= UTC_TIMESTAMP(3) - INTERVAL ? SECOND ORDER BY b.id DESC LIMIT 1),"
+	    " " DT("LEAST(f.since + INTERVAL " IDEM_WINDOW_S " SECOND, GREATEST(f.since,"
+	    "  IFNULL((SELECT b.started_at + INTERVAL 1 DAY FROM invariant_runs b"
+	    "   WHERE b.started_at <= UTC_TIMESTAMP(3) - INTERVAL ? SECOND ORDER BY b.id DESC LIMIT 1),"
+	    "  f.since)))") ","
+	    " (SELECT b.started_at + INTERVAL 1 DAY FROM invariant_runs b"
 	    "  WHERE b.started_at <= UTC_TIMESTAMP(3) - INTERVAL ? SECOND ORDER BY b.id DESC LIMIT 1)"
-	    " FROM invariant_runs l ORDER BY l.id DESC LIMIT 1";
-	struct db_val lag[] = { DBI(lim->lag), DBI(lim->lag) };
+	    "  > f.since + INTERVAL " IDEM_WINDOW_S " SECOND"
+	    " FROM invariant_runs l, (SELECT IFNULL(r.idem_upto, r.started_at + INTERVAL 1439 MINUTE)"
+	    "  AS since FROM invariant_runs r ORDER BY r.id DESC LIMIT 1) f"
+	    " ORDER BY l.id DESC LIMIT 1";
+#undef DT
+	struct db_val lag[] = { DBI(lim->lag), DBI(lim->lag), DBI(lim->lag), DBI(lim->lag) };
 	static const char now_sql[] =
 	    "SELECT (SELECT IFNULL(MAX(id), 0) FROM ledger_entries),"
-	    " (SELECT IFNULL(MAX(seq), 0) FROM webhook_events), UTC_TIMESTAMP(3)";
+	    " (SELECT IFNULL(MAX(seq), 0) FROM webhook_events), UTC_TIMESTAMP(3),"
+	    " UTC_TIMESTAMP(3) + INTERVAL 1 DAY";
+	char day[32];
 	struct db_rows r;
 	int rc;
 
@@ -841,14 +881,18 @@ recent_scope(struct db *db, const struct check_limits *lim, struct scope *s,
 	seen[0] = db_cell_i64(&r, 0, 0);
 	seen[1] = db_cell_i64(&r, 0, 1);
 	str_copy(started, 32, db_cell(&r, 0, 2));
+	str_copy(day, sizeof(day), db_cell(&r, 0, 3));
 	db_rows_free(&r);
 	memset(s, 0, sizeof(*s));
 	s->recent = 1;
-	rc = db_query_one(db, last_sql, lag, 2, &r);
+	s->catching_up = lim->catching_up;
+	rc = db_query_one(db, last_sql, lag, NARGS(lag), &r);
 	if (rc == DB_NOT_FOUND) {
 		s->e_from = s->e_to = seen[0];
 		s->v_from = s->v_to = seen[1];
-		str_copy(s->since, sizeof(s->since), "9999-12-31 00:00:00");
+		/* The records made from now on: the next run's. */
+		str_copy(s->since, sizeof(s->since), day);
+		str_copy(s->until, sizeof(s->until), day);
 		return DB_OK;
 	}
 	if (rc != DB_OK)
@@ -867,6 +911,9 @@ recent_scope(struct db *db, const struct check_limits *lim, struct scope *s,
 		*behind = 1;
 	}
 	str_copy(s->since, sizeof(s->since), db_cell(&r, 0, 2));
+	str_copy(s->until, sizeof(s->until), db_cell(&r, 0, 5));
+	if (db_cell_i64(&r, 0, 6))
+		*behind = 1;
 	db_rows_free(&r);
 	/* A range that would run backwards (rows deleted by hand): nothing. */
 	if (s->e_to < s->e_from)
@@ -887,8 +934,8 @@ recent_tx(struct db *db, void *arg)
 {
 	static const char insert_sql[] =
 	    "INSERT INTO invariant_runs (started_at, finished_at, entry_seen, entry_upto,"
-	    " event_seen, event_upto, examined, problems, failing)"
-	    " VALUES (?, UTC_TIMESTAMP(3), ?, ?, ?, ?, ?, ?, ?)";
+	    " event_seen, event_upto, idem_upto, examined, problems, failing)"
+	    " VALUES (?, UTC_TIMESTAMP(3), ?, ?, ?, ?, ?, ?, ?, ?)";
 	static const char keep_sql[] =
 	    "DELETE FROM invariant_runs WHERE id + 1000 < LAST_INSERT_ID()";
 	struct recent_args *a = arg;
@@ -902,13 +949,15 @@ recent_tx(struct db *db, void *arg)
 	if ((rc = recent_scope(db, a->lim, &s, seen, a->out->started_at,
 	    &a->out->behind)) != DB_OK)
 		return rc;
-	if ((s.e_to > s.e_from || s.v_to > s.v_from) && (rc = run_all(db, &s, &wrap)) < 0)
+	if ((s.e_to > s.e_from || s.v_to > s.v_from || strcmp(s.until, s.since) > 0) &&
+	    (rc = run_all(db, &s, &wrap)) < 0)
 		return rc;
 	a->out->examined = (s.e_to - s.e_from) + (s.v_to - s.v_from);
 	a->out->entry_upto = s.e_to;
 	a->out->event_upto = s.v_to;
 	struct db_val v[] = { DBS(a->out->started_at), DBI(seen[0]), DBI(s.e_to), DBI(seen[1]),
-		DBI(s.v_to), DBI(a->out->examined), DBI(a->out->problems), DBS(a->out->failing) };
+		DBI(s.v_to), DBS(s.until), DBI(a->out->examined), DBI(a->out->problems),
+		DBS(a->out->failing) };
 	if ((rc = db_exec(db, insert_sql, v, NARGS(v), NULL)) != DB_OK)
 		return rc;
 	return db_exec(db, keep_sql, NULL, 0, NULL);

@@ -7,7 +7,9 @@
 #  - a balance moved behind the ledger's back (planted, t/lib/stack.sh) is
 #    found by the first run that covers an entry of that account: status
 #    failing [balances], an error line naming the check and the account;
-#  - put back, a later run over the account's next entries is clean again.
+#  - put back, a later run over the account's next entries is clean again;
+#  - an Idempotency-Key record naming a transaction that does not exist
+#    (planted) is found by the run whose window of records covers it.
 # Each wait is on the status itself, bounded.
 . "$(dirname "${BASH_SOURCE[0]}")/lib/api.sh"
 . "$_API_LIB_DIR/money.sh"
@@ -92,5 +94,23 @@ done
 ok "$clean" "put back: a later run is clean again (after $round payouts)"
 out=$(xbctl ledger-check 2>&1)
 is "$?" 0 "xborderctl ledger-check: clean" || diag "$out"
+
+# An Idempotency-Key record whose kept 201 names a transaction that does
+# not exist: a run's window of records (by their expiry, bounded) covers
+# it, and an error line names the check and the key.
+KEY=t67-ghost-$$
+planted "$KEY"
+sql "INSERT INTO idempotency_keys (platform_id, idem_key, request_hash, state, response_status,
+        response_body, created_at, expires_at) VALUES ('$NP_ID', '$KEY', REPEAT('0', 64), 'DONE', 201,
+        '{\"transactionId\":\"Transaction:00000000-0000-4000-8000-000000000067\"}',
+        UTC_TIMESTAMP(3), UTC_TIMESTAMP(3) + INTERVAL 1 DAY)"
+found() { grep -F 'msg="invariant broken"' "$LOG" | grep -qF "check=idempotency what=idempotency-key id=$KEY "; }
+wait_for found $((lag + 10 * interval + 10))
+ok "$((! $?))" "a run covered the planted record: an error line names check=idempotency and the key"
+like "$(grep -F 'msg="invariant broken"' "$LOG" | grep -F "id=$KEY ")" \
+    'detail="its answer names transaction 00000000-0000-4000-8000-000000000067, which does not exist"' \
+    "... and the transaction it names"
+ok "$(($(sql "SELECT COUNT(*) FROM invariant_runs WHERE idem_upto IS NOT NULL") > 0))" "runs record where their window of records reached"
+sql "DELETE FROM idempotency_keys WHERE platform_id = '$NP_ID' AND idem_key = '$KEY'"
 
 done_testing

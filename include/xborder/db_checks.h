@@ -39,6 +39,7 @@ struct check_summary {
 struct check_limits {
 	int64_t	 entries, events;	/* at most this many new ledger entries and events */
 	int64_t	 lag;			/* seconds: what existed when a run this old started */
+	int	 catching_up;		/* a run right after one that stopped at its bounds */
 };
 
 /*
