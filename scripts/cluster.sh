@@ -33,6 +33,15 @@
 CLUSTER_PACKAGES=(galera-4 rsync iproute2)
 CL_NODES=3
 GALERA_PROVIDER=/usr/lib/galera/libgalera_smm.so
+# Failure detection for a LAN (Galera's defaults are for a WAN: a silent
+# node is suspected after 5 s and evicted after 15 s, and every commit in
+# the cluster waits meanwhile).  Each node sends a keepalive every 0.25 s
+# and checks its peers as often; one silent for 1 s is suspected, and
+# evicted when the others agree (or after 2 s regardless); a new view is
+# installed within 2 s.  A shorter timeout evicts a slow node sooner: a
+# node stalled longer than this (swapping, a long pause) leaves the
+# cluster and must rejoin by IST.
+CL_EVS="evs.keepalive_period=PT0.25S;evs.inactive_check_period=PT0.25S;evs.suspect_timeout=PT1S;evs.inactive_timeout=PT2S;evs.install_timeout=PT2S;evs.join_retrans_period=PT0.25S"
 
 cluster_usage() {
     cat <<EOF
@@ -197,8 +206,8 @@ cl_node_start() {
     # innodb_autoinc_lock_mode=2 and binlog_format=ROW are what Galera
     # requires; auto_increment_increment/offset are left to Galera
     # (wsrep_auto_increment_control, on by default), which spreads the
-    # values each node hands out.  The short EVS timeouts notice a killed
-    # node within a few seconds on loopback.
+    # values each node hands out.  $CL_EVS: the group's failure detection,
+    # tuned for a LAN (doc/cluster.md).
     spawn "$LOG/mysqld.log" mariadbd --no-defaults "${user_opt[@]}" \
         --datadir="$DEV/mysql" --socket="$MYSOCK" \
         --bind-address=127.0.0.1 --port="$CL_SQL_PORT" \
@@ -213,7 +222,7 @@ cl_node_start() {
         --wsrep-node-incoming-address="127.0.0.1:$CL_SQL_PORT" \
         --wsrep-sst-method=rsync --wsrep-sst-receive-address="127.0.0.1:$CL_SST_PORT" \
         --wsrep-slave-threads=2 \
-        --wsrep-provider-options="gmcast.listen_addr=tcp://127.0.0.1:$CL_GCOMM_PORT;ist.recv_addr=127.0.0.1:$CL_IST_PORT;gcache.size=256M;evs.keepalive_period=PT0.5S;evs.suspect_timeout=PT3S;evs.inactive_timeout=PT6S;evs.inactive_check_period=PT0.5S;evs.install_timeout=PT6S" \
+        --wsrep-provider-options="gmcast.listen_addr=tcp://127.0.0.1:$CL_GCOMM_PORT;ist.recv_addr=127.0.0.1:$CL_IST_PORT;gcache.size=256M;$CL_EVS" \
         ${extra[@]+"${extra[@]}"}
     pid=$SPAWNED
     # Not this shell's job: a node killed on purpose is no news to it.
@@ -304,6 +313,16 @@ cl_write_confs() {
             conf_private_socket
             continue
         fi
+        # The other nodes, in turn from the next one: node 2's pool and
+        # worker move to node 3 while node 2 is out, node 1's to node 2.
+        local others=() k
+        for ((k = 1; k < CL_NODES; k++)); do
+            others+=("$CL_DIR/node$(((n - 1 + k) % CL_NODES + 1))/run/mysqld.sock")
+        done
+        # The workers (on nodes 2 to N) share the platforms' jobs and
+        # webhook events: node n's worker takes share n-2 of N-1.
+        local shard="# (no worker runs on node 1)"
+        ((n == 1)) || shard="worker_shard = $((n - 2))/$((CL_NODES - 1))"
         (
             umask 077
             cat >"$CONF.tmp" <<EOF
@@ -316,6 +335,12 @@ db_name = xborder
 # Causal reads: a read on this node sees what another node committed
 # before it was sent (doc/cluster.md).
 db_sync_wait = 1
+# When this node is out (or not Synced), the pool and the worker serve
+# through the others, tried in this order, and come back to it when it
+# serves again (xborder.conf(5)).
+db_nodes = $(IFS=,; echo "${others[*]}")
+# The worker's share of the platforms' jobs and webhook events.
+$shard
 listen = unix:$FCGISOCK
 socket_mode = 0660
 workers = 3
@@ -332,8 +357,10 @@ webhook_retry_base = 2
 webhook_retry_max = 4
 webhook_retry_window = 60
 # A request whose node died while it ran holds its Idempotency-Key until
-# this lease passes; then a retry (through the other pool) runs it.
-idempotency_lease = 10
+# this lease passes; then a retry runs it.  Short: the client of such a
+# request waits this long; a request still running past it is safe (its
+# commit checks the claim), only a retry meanwhile runs instead of it.
+idempotency_lease = 2
 EOF
         )
         mv -f -- "$CONF.tmp" "$CONF"

@@ -21,7 +21,7 @@
 #define XB_OPENAPI_FILE "/usr/local/share/xborder/openapi.json"
 #endif
 
-enum ctype { C_HEXKEY, C_STR, C_STR_OPT, C_UINT, C_U64, C_U32, C_OCTAL, C_BOOL, C_LEVEL, C_BASE, C_I64 };
+enum ctype { C_HEXKEY, C_NODES, C_SHARD, C_STR, C_STR_OPT, C_UINT, C_U64, C_U32, C_OCTAL, C_BOOL, C_LEVEL, C_BASE, C_I64 };
 
 struct ckey {
 	const char	*name;
@@ -42,6 +42,7 @@ static const struct ckey keys[] = {
 	{ "db_admin_password",	C_STR_OPT, OFF(db_admin_password), 0, 0 },
 	{ "db_name",		C_STR, OFF(db_name), 0, 0 },
 	{ "db_sync_wait",	C_UINT, OFF(db_sync_wait), 0, 15 },
+	{ "db_nodes",		C_NODES, OFF(db_nodes), 0, 0 },
 	{ "listen",		C_STR, OFF(listen), 0, 0 },
 	{ "socket_mode",	C_OCTAL, OFF(socket_mode), 0, 0777 },
 	{ "workers",		C_UINT, OFF(workers), 1, 256 },
@@ -61,6 +62,7 @@ static const struct ckey keys[] = {
 	{ "webhook_retry_window", C_I64, OFF(webhook_retry_window), 1, UINT64_C(31536000) },
 	{ "invariant_interval",	C_I64, OFF(invariant_interval), 0, 86400 },
 	{ "invariant_lag",	C_I64, OFF(invariant_lag), 1, 86400 },
+	{ "worker_shard",	C_SHARD, OFF(worker_shard), 0, 0 },
 	{ "schema_dir",		C_STR, OFF(schema_dir), 0, 0 },
 	{ "openapi_file",	C_STR, OFF(openapi_file), 0, 0 },
 	{ "stats_file",		C_STR_OPT, OFF(stats_file), 0, 0 },
@@ -97,15 +99,28 @@ conf_defaults(struct conf *c)
 	c->webhook_retry_window = 259200;
 	c->invariant_interval = 60;
 	c->invariant_lag = 60;
+	c->worker_shard = 0;
+	c->worker_shards = 1;
 	c->schema_dir = xstrdup(XB_SCHEMA_DIR);
 	c->openapi_file = xstrdup(XB_OPENAPI_FILE);
 	c->stats_file = xstrdup("");
 	c->log_file = xstrdup("");
 }
 
+static void
+nodes_free(struct conf *c)
+{
+	for (size_t i = 0; i < c->db_nnodes; i++) {
+		free(c->db_nodes[i].socket);
+		free(c->db_nodes[i].host);
+	}
+	c->db_nnodes = 0;
+}
+
 void
 conf_free(struct conf *c)
 {
+	nodes_free(c);
 	free(c->db_socket);
 	free(c->db_host);
 	free(c->db_user);
@@ -171,6 +186,122 @@ apply_hexkey(struct conf *c, const char *val)
 }
 
 /*
+ * One node of db_nodes, len bytes at v: an absolute socket path, or host,
+ * host:port or [IPv6]:port.
+ */
+static const char *
+parse_node(struct conf_node *n, const char *v, size_t len)
+{
+	const char *colon = NULL, *host = v;
+	size_t hlen = len;
+	uint64_t port = 0;
+	char num[8];
+
+	memset(n, 0, sizeof(*n));
+	if (len == 0)
+		return "an empty entry";
+	for (size_t i = 0; i < len; i++)
+		if (isspace((unsigned char)v[i]) || iscntrl((unsigned char)v[i]))
+			return "an entry holds a blank";
+	if (v[0] == '/') {
+		n->socket = xstrndup(v, len);
+		return NULL;
+	}
+	if (v[0] == '[') {
+		const char *end = memchr(v, ']', len);
+
+		if (end == NULL || end == v + 1)
+			return "an IPv6 address must be [address] or [address]:port";
+		host = v + 1;
+		hlen = (size_t)(end - host);
+		if (end + 1 < v + len) {
+			if (end[1] != ':')
+				return "an IPv6 address must be [address] or [address]:port";
+			colon = end + 1;
+		}
+	} else if ((colon = memchr(v, ':', len)) != NULL) {
+		hlen = (size_t)(colon - v);
+		if (hlen == 0)
+			return "a host:port entry lacks its host";
+	}
+	if (colon != NULL) {
+		size_t plen = len - (size_t)(colon + 1 - v);
+
+		if (plen == 0 || plen >= sizeof(num))
+			return "a port must be 1 to 65535";
+		memcpy(num, colon + 1, plen);
+		num[plen] = '\0';
+		if (parse_uint(num, 10, 1, 65535, &port) < 0)
+			return "a port must be 1 to 65535";
+	}
+	n->host = xstrndup(host, hlen);
+	n->port = (unsigned)port;
+	return NULL;
+}
+
+/*
+ * db_nodes: the other nodes of a Galera cluster, separated by commas (and
+ * blanks), at most CONF_DB_NODES_MAX; empty: none.
+ */
+static const char *
+apply_nodes(struct conf *c, const char *val)
+{
+	struct conf_node got[CONF_DB_NODES_MAX];
+	size_t n = 0;
+	const char *p = val, *msg;
+
+	while (*p != '\0') {
+		size_t len;
+
+		while (*p == ',' || isspace((unsigned char)*p))
+			p++;
+		if (*p == '\0')
+			break;
+		len = strcspn(p, ",");
+		while (len > 0 && isspace((unsigned char)p[len - 1]))
+			len--;
+		if (n == CONF_DB_NODES_MAX)
+			msg = "names more than 8 nodes";
+		else
+			msg = parse_node(&got[n], p, len);
+		if (msg != NULL) {
+			for (size_t i = 0; i < n; i++) {
+				free(got[i].socket);
+				free(got[i].host);
+			}
+			return msg;
+		}
+		n++;
+		p += strcspn(p, ",");
+	}
+	nodes_free(c);
+	memcpy(c->db_nodes, got, n * sizeof(got[0]));
+	c->db_nnodes = n;
+	return NULL;
+}
+
+/* worker_shard: K/N, 0 <= K < N <= 64. */
+static const char *
+apply_shard(struct conf *c, const char *val)
+{
+	const char *slash = strchr(val, '/');
+	uint64_t k, n;
+	char num[8];
+	size_t len;
+
+	if (slash == NULL || (len = (size_t)(slash - val)) == 0 || len >= sizeof(num))
+		return "must be K/N, 0 <= K < N <= 64";
+	memcpy(num, val, len);
+	num[len] = '\0';
+	if (parse_uint(num, 10, 0, 63, &k) < 0 || parse_uint(slash + 1, 10, 1, 64, &n) < 0 ||
+	    k >= n)
+		return "must be K/N, 0 <= K < N <= 64";
+	c->worker_shard = (unsigned)k;
+	c->worker_shards = (unsigned)n;
+	return NULL;
+}
+
+/*
  * The numeric types: the value parsed within the key's range (in octal for
  * C_OCTAL) and stored in the field at its width.
  */
@@ -214,6 +345,10 @@ apply(struct conf *c, const char *key, const char *val)
 	switch (k->type) {
 	case C_HEXKEY:
 		return apply_hexkey(c, val);
+	case C_NODES:
+		return apply_nodes(c, val);
+	case C_SHARD:
+		return apply_shard(c, val);
 	case C_STR:
 		if (*val == '\0')
 			return "value must not be empty";

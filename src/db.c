@@ -8,6 +8,7 @@
  */
 #include "config.h"
 
+#include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -22,7 +23,7 @@
 #include "xborder/stats.h"
 #include "xborder/util.h"
 
-#define STMT_CACHE 128
+#define STMT_CACHE 256
 
 /*
  * Where a query's columns are fetched to: a buffer per column, sized by
@@ -59,17 +60,24 @@ struct db {
 	struct stmt_slot cache[STMT_CACHE];
 	size_t		 ncache;
 	struct stmt_slot once;	/* a statement not kept: closed after its call */
+	struct stmt_slot *later;	/* ... or, inside a transaction, at its end */
+	size_t		 nlater, later_cap;
 	int		 broken;	/* the server went away */
 	int		 outer;		/* a request-wide transaction is open */
 	int		 outer_retry;	/* ...and must be run again whole */
 	int		 outer_savepoints; /* ...and takes savepoints (see transact_nested) */
 	int		 outer_resavepoint; /* the retry is for savepoints, not a conflict */
 	int		 in_tx;		/* between db_begin and its commit or rollback */
+	size_t		 node;		/* 0: the configured node; i: db_nodes[i - 1] */
+	int64_t		 home_try_ms;	/* when a connection elsewhere last tried node 0 */
+	int64_t		 home_wait_ms;	/* ... and how long until it tries again */
 	char		 err[256];
 };
 
 static struct db *process_db;
 static void (*tx_hook)(int committed);
+
+static void close_later(struct db *db);
 static int64_t process_db_used_ms;
 
 static void
@@ -151,12 +159,100 @@ db_count_shard(void)
 /* After this long unused, a connection is checked before it is lent out. */
 #define IDLE_CHECK_MS 2000
 
-struct db *
-db_open(const struct conf *c, char *err, size_t errlen)
+/*
+ * A Galera cluster's nodes (db_nodes): a node that failed is passed over
+ * for NODE_DOWN_MS while another serves, and a connection to another node
+ * tries its own node again after FAILBACK_MS, between transactions, with
+ * a connect timeout of FAILBACK_TIMEOUT_S; after a try that failed slowly
+ * (FAILBACK_SLOW_MS or more: a host that is down without refusing
+ * connections costs a request that timeout), twice as long, up to
+ * FAILBACK_MAX_MS.
+ */
+#define NODE_DOWN_MS 2000
+#define FAILBACK_MS 3000
+#define FAILBACK_MAX_MS 60000
+#define FAILBACK_SLOW_MS 100
+#define FAILBACK_TIMEOUT_S 1
+#define CONNECT_TIMEOUT_S 5
+
+static int64_t node_down_ms[1 + CONF_DB_NODES_MAX];
+
+/* Node i's address: 0 the configured one, else db_nodes[i - 1]. */
+static void
+node_addr(const struct conf *c, size_t i, const char **host, unsigned *port, const char **sock)
+{
+	const struct conf_node *n;
+
+	*host = NULL;
+	*port = 0;
+	*sock = NULL;
+	if (i == 0) {
+		if (c->db_socket[0] != '\0')
+			*sock = c->db_socket;
+		else {
+			*host = c->db_host;
+			*port = c->db_port;
+		}
+		return;
+	}
+	n = &c->db_nodes[i - 1];
+	if (n->socket != NULL)
+		*sock = n->socket;
+	else {
+		*host = n->host;
+		*port = n->port != 0 ? n->port : c->db_port;
+	}
+}
+
+/* How node i is named in log lines: its socket or host:port. */
+static void
+node_name(const struct conf *c, size_t i, char *out, size_t outlen)
+{
+	const char *host, *sock;
+	unsigned port;
+
+	node_addr(c, i, &host, &port, &sock);
+	if (sock != NULL)
+		snprintf(out, outlen, "%s", sock);
+	else
+		snprintf(out, outlen, "%s:%u", host, port);
+}
+
+/*
+ * Whether the node db is connected to serves: with db_nodes set, a Galera
+ * node that is in the primary component and Synced.  A node still joining
+ * or cut off from the majority accepts connections but not work; one in
+ * the Joined state would make every causal read wait for its catching up.
+ * wsrep_sync_wait off for this read: it must not wait for that either.
+ */
+static int
+node_ready(const struct conf *c, struct db *db)
+{
+	static const char sql[] =
+	    "SET STATEMENT wsrep_sync_wait = 0 FOR"
+	    " SELECT COUNT(*) FROM information_schema.GLOBAL_STATUS"
+	    " WHERE (VARIABLE_NAME = 'WSREP_READY' AND VARIABLE_VALUE = 'ON')"
+	    " OR (VARIABLE_NAME = 'WSREP_LOCAL_STATE' AND VARIABLE_VALUE = '4')";
+	int64_t n = 0;
+
+	if (c->db_nnodes == 0)
+		return 1;
+	if (db_read_i64(db, sql, NULL, 0, &n) != DB_OK)
+		return 0;
+	if (n != 2)
+		snprintf(db->err, sizeof(db->err), "the node is not Synced in the primary component");
+	return n == 2;
+}
+
+/* A connection to node i, or NULL with the reason in err. */
+static struct db *
+open_node(const struct conf *c, size_t i, unsigned timeout, char *err, size_t errlen)
 {
 	struct db *db = xcalloc(1, sizeof(*db));
-	unsigned timeout = 5;
+	unsigned rw = 30;
 	my_bool off = 0;
+	const char *host, *sock;
+	unsigned port;
 	char init[256];
 	int64_t t0;
 	int len;
@@ -164,9 +260,8 @@ db_open(const struct conf *c, char *err, size_t errlen)
 	if ((db->my = mysql_init(NULL)) == NULL)
 		abort();
 	mysql_optionsv(db->my, MYSQL_OPT_CONNECT_TIMEOUT, &timeout);
-	timeout = 30;
-	mysql_optionsv(db->my, MYSQL_OPT_READ_TIMEOUT, &timeout);
-	mysql_optionsv(db->my, MYSQL_OPT_WRITE_TIMEOUT, &timeout);
+	mysql_optionsv(db->my, MYSQL_OPT_READ_TIMEOUT, &rw);
+	mysql_optionsv(db->my, MYSQL_OPT_WRITE_TIMEOUT, &rw);
 	mysql_optionsv(db->my, MYSQL_OPT_RECONNECT, &off);
 	mysql_optionsv(db->my, MYSQL_SET_CHARSET_NAME, "utf8mb4");
 	/*
@@ -174,7 +269,7 @@ db_open(const struct conf *c, char *err, size_t errlen)
 	 * (wsrep_sync_wait): the first statement of every transaction, and
 	 * every statement outside one, waits until the node has applied what
 	 * the cluster committed before it was sent, so a read on one node sees
-	 * a commit acknowledged by another (README, "More than one machine").
+	 * a commit acknowledged by another (doc/cluster.md).
 	 * Not set by default: a server without wsrep has no such variable.
 	 */
 	len = snprintf(init, sizeof(init), "%s",
@@ -184,12 +279,11 @@ db_open(const struct conf *c, char *err, size_t errlen)
 		snprintf(init + len, sizeof(init) - (size_t)len, ", wsrep_sync_wait = %u",
 		    c->db_sync_wait);
 	mysql_optionsv(db->my, MYSQL_INIT_COMMAND, init);
+	node_addr(c, i, &host, &port, &sock);
 	t0 = tick();
 	stats_add(STAT_DB_CONNECTS, 1);
-	if (mysql_real_connect(db->my, c->db_socket[0] ? NULL : c->db_host,
-	    c->db_user, c->db_password, c->db_name,
-	    c->db_socket[0] ? 0 : c->db_port,
-	    c->db_socket[0] ? c->db_socket : NULL, 0) == NULL) {
+	if (mysql_real_connect(db->my, host, c->db_user, c->db_password, c->db_name, port,
+	    sock, 0) == NULL) {
 		tock(t0);
 		snprintf(err, errlen, "%s", mysql_error(db->my));
 		mysql_close(db->my);
@@ -197,7 +291,107 @@ db_open(const struct conf *c, char *err, size_t errlen)
 		return NULL;
 	}
 	tock(t0);
+	db->node = i;
+	db->home_try_ms = now_ms();
+	db->home_wait_ms = FAILBACK_MS;
+	if (!node_ready(c, db)) {
+		snprintf(err, errlen, "%s", db->err);
+		db_close(db);
+		return NULL;
+	}
 	return db;
+}
+
+/*
+ * A connection to the configured node, or, with db_nodes, to the first of
+ * the cluster's nodes that serves: those that failed in the last
+ * NODE_DOWN_MS are tried last.  err holds the last node's failure.
+ */
+struct db *
+db_open(const struct conf *c, char *err, size_t errlen)
+{
+	size_t n = 1 + c->db_nnodes;
+	char name[300], first[300] = "";
+	struct db *db;
+
+	for (int pass = 0; pass < 2; pass++)
+		for (size_t i = 0; i < n; i++) {
+			int recent = node_down_ms[i] != 0 &&
+			    now_ms() - node_down_ms[i] < NODE_DOWN_MS;
+
+			if (recent != pass)
+				continue;
+			if ((db = open_node(c, i, CONNECT_TIMEOUT_S, err, errlen)) != NULL) {
+				node_down_ms[i] = 0;
+				if (i > 0) {
+					node_name(c, i, name, sizeof(name));
+					log_msg(LOG_LVL_WARN, NULL, "database: connected to node %s"
+					    " (the configured node failed: %s)", name, first);
+				}
+				return db;
+			}
+			node_down_ms[i] = now_ms();
+			if (n > 1) {
+				node_name(c, i, name, sizeof(name));
+				if (first[0] == '\0')
+					snprintf(first, sizeof(first), "%.100s", err);
+				log_msg(LOG_LVL_WARN, NULL, "database: node %s unavailable: %s",
+				    name, err);
+			}
+		}
+	return NULL;
+}
+
+/* Between transactions: no statement of a request's work is pending. */
+static int
+between_transactions(const struct db *db)
+{
+	return !db->in_tx && !db->outer;
+}
+
+/*
+ * Whether the server closed db's idle connection (it died or shut down):
+ * its socket then reads as at end of file, found without a round trip.
+ * Nothing else arrives unasked between statements.
+ */
+static int
+conn_closed(struct db *db)
+{
+	struct pollfd p;
+
+	p.fd = mysql_get_socket(db->my);
+	p.events = POLLIN;
+	p.revents = 0;
+	return p.fd < 0 || poll(&p, 1, 0) != 0;
+}
+
+/*
+ * A connection to another node than the configured one tries that node
+ * again from time to time (FAILBACK_MS), between transactions: when it
+ * serves again, the connection moves back to it.
+ */
+static void
+failback(const struct conf *c)
+{
+	struct db *home;
+	char err[256], name[300];
+
+	if (process_db == NULL || process_db->node == 0 || !between_transactions(process_db) ||
+	    now_ms() - process_db->home_try_ms < process_db->home_wait_ms)
+		return;
+	process_db->home_try_ms = now_ms();
+	if ((home = open_node(c, 0, FAILBACK_TIMEOUT_S, err, sizeof(err))) == NULL) {
+		/* Refused at once, it costs nothing; a timeout, a request's wait. */
+		if (now_ms() - process_db->home_try_ms >= FAILBACK_SLOW_MS &&
+		    process_db->home_wait_ms < FAILBACK_MAX_MS)
+			process_db->home_wait_ms *= 2;
+		return;
+	}
+	node_down_ms[0] = 0;
+	node_name(c, 0, name, sizeof(name));
+	log_msg(LOG_LVL_INFO, NULL, "database: back on the configured node %s", name);
+	db_close(process_db);
+	process_db = home;
 }
 
 void
@@ -209,6 +403,8 @@ db_close(struct db *db)
 		tx_hook(0);	/* a transaction left open is lost with the connection */
 	for (size_t i = 0; i < db->ncache; i++)
 		slot_close(&db->cache[i]);
+	close_later(db);
+	free(db->later);
 	mysql_close(db->my);
 	free(db);
 }
@@ -220,6 +416,15 @@ db_handle(const struct conf *c)
 
 	if (process_db != NULL && process_db->broken)
 		db_handle_reset();
+	/*
+	 * A node that died since the last request closed its connections:
+	 * found here, the request starts on another node instead of failing.
+	 * Not inside a transaction: its work is lost with the connection,
+	 * and the request must say so (a 503), not go on elsewhere.
+	 */
+	if (process_db != NULL && between_transactions(process_db) && conn_closed(process_db))
+		db_handle_reset();
+	failback(c);
 	/*
 	 * A connection that sat idle may have been closed by a server restart
 	 * or wait_timeout; find out now, with one round trip, rather than
@@ -346,14 +551,39 @@ prepare(struct db *db, const char *sql, int keep, int *rc)
 	return s;
 }
 
-/* After a call: a statement not kept is closed. */
+/*
+ * After a call: a statement not kept is closed, but not inside a
+ * transaction.  COM_STMT_CLOSE has no answer: on a Galera node, a
+ * transaction aborted meanwhile by a conflict with another node's write
+ * set (a brute-force abort, which comes at any time) reports its error
+ * to the next command, and when that command is a close the error is
+ * lost, the rollback unseen, and the caller's next statements would run
+ * in a new transaction and commit without the ones before.  So such a
+ * statement waits for the transaction's end (close_later).
+ */
 static void
 unprepare(struct db *db, struct stmt_slot *s)
 {
-	if (s == &db->once) {
+	if (s != &db->once)
+		return;
+	if (db->in_tx && !db->broken) {
+		if (db->nlater == db->later_cap) {
+			db->later_cap = db->later_cap ? 2 * db->later_cap : 8;
+			db->later = xrealloc(db->later, db->later_cap * sizeof(*db->later));
+		}
+		db->later[db->nlater++] = *s;
+	} else
 		slot_close(s);
-		memset(s, 0, sizeof(*s));
-	}
+	memset(s, 0, sizeof(*s));
+}
+
+/* The statements unprepare() kept until the transaction's end. */
+static void
+close_later(struct db *db)
+{
+	for (size_t i = 0; i < db->nlater; i++)
+		slot_close(&db->later[i]);
+	db->nlater = 0;
 }
 
 /* Binds args and executes; returns DB_OK or a failure code. */
@@ -420,7 +650,16 @@ done_with(struct db *db, MYSQL_STMT *st, int rc)
 		int64_t t0 = tick();
 
 		count(1);
-		mysql_stmt_reset(st);
+		/*
+		 * A reset that fails may carry a Galera abort of the open
+		 * transaction (see unprepare): nothing after it may run as if
+		 * the transaction went on, so the connection is dropped.
+		 */
+		if (mysql_stmt_reset(st) != 0) {
+			log_msg(LOG_LVL_WARN, NULL, "database: statement reset failed (%u: %s);"
+			    " connection dropped", mysql_stmt_errno(st), mysql_stmt_error(st));
+			db->broken = 1;
+		}
 		tock(t0);
 	}
 }
@@ -781,6 +1020,7 @@ static void
 tx_end(struct db *db, int committed)
 {
 	db->in_tx = 0;
+	close_later(db);
 	if (tx_hook != NULL)
 		tx_hook(committed);
 }

@@ -29,6 +29,7 @@ db_job_add(struct db *db, const char *kind, const char *ref_id, const char *plat
 }
 
 struct job_args {
+	const struct db_shard *shard;
 	const struct job_handler *h;
 	struct job	*job;
 	size_t		 limit;		/* how many to claim */
@@ -69,10 +70,11 @@ job_tx(struct db *db, void *arg)
 {
 	static const char claim[] =
 	    "SELECT id, kind, ref_id, platform_id, attempts FROM jobs"
-	    " WHERE done_at IS NULL AND run_at <= UTC_TIMESTAMP(3)"
+	    " WHERE done_at IS NULL AND run_at <= UTC_TIMESTAMP(3)" DB_SHARD_SQL("platform_id")
 	    " ORDER BY run_at LIMIT ? FOR UPDATE SKIP LOCKED";
 	struct job_args *j = arg;
-	struct db_val a[] = { DBI(j->limit) }, d[JOB_BATCH_MAX];
+	struct db_val a[] = { DBI(j->shard->n), DBI(j->shard->k), DBI(j->shard->n),
+	    DBI(j->shard->n), DBI(j->limit) }, d[JOB_BATCH_MAX];
 	unsigned char done[JOB_BATCH_MAX];
 	struct db_rows r;
 	uint64_t n = 0;
@@ -121,8 +123,19 @@ job_tx(struct db *db, void *arg)
 }
 
 int
-db_job_run(struct db *db, const struct job_handler *h, struct job *ran, size_t max,
-    char *err, size_t errlen)
+db_worker_beat(struct db *db, const struct db_shard *shard)
+{
+	static const char sql[] =
+	    "INSERT INTO worker_beats (shards, shard, beat_at) VALUES (?, ?, UTC_TIMESTAMP(3))"
+	    " ON DUPLICATE KEY UPDATE beat_at = VALUES(beat_at)";
+	struct db_val a[] = { DBI(shard->n), DBI(shard->k) };
+
+	return db_exec(db, sql, a, NARGS(a), NULL);
+}
+
+int
+db_job_run(struct db *db, const struct db_shard *shard, const struct job_handler *h,
+    struct job *ran, size_t max, char *err, size_t errlen)
 {
 	/* Backoff doubles from one second up to five minutes. */
 	static const char retry[] =
@@ -134,6 +147,7 @@ db_job_run(struct db *db, const struct job_handler *h, struct job *ran, size_t m
 
 	err[0] = '\0';
 	memset(&j, 0, sizeof(j));
+	j.shard = shard;
 	j.h = h;
 	j.job = ran;
 	j.limit = max > 0 ? (max < JOB_BATCH_MAX ? max : JOB_BATCH_MAX) : 1;

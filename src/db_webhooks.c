@@ -335,6 +335,7 @@ db_wh_retry(struct db *db, const char *platform, const char *id, struct wh_event
 }
 
 struct claim_args {
+	const struct db_shard	*shard;
 	int			 max, per_platform, lease_s;
 	const struct wh_inflight *busy;
 	size_t			 nbusy;
@@ -456,10 +457,11 @@ claim_tx(struct db *db, void *arg)
 	    "SELECT id, platform_id FROM (SELECT id, platform_id, next_attempt_at, seq,"
 	    " ROW_NUMBER() OVER (PARTITION BY platform_id ORDER BY next_attempt_at, seq) AS rn"
 	    " FROM webhook_events WHERE status = 'PENDING'"
-	    " AND next_attempt_at <= UTC_TIMESTAMP(3)) d"
+	    " AND next_attempt_at <= UTC_TIMESTAMP(3)" DB_SHARD_SQL("platform_id") ") d"
 	    " WHERE rn <= ? ORDER BY next_attempt_at, seq LIMIT ?";
 	struct claim_args *c = arg;
-	struct db_val a[] = { DBI(c->per_platform), DBI(c->max * 4) };
+	struct db_val a[] = { DBI(c->shard->n), DBI(c->shard->k), DBI(c->shard->n),
+	    DBI(c->shard->n), DBI(c->per_platform), DBI(c->max * 4) };
 	struct db_rows r;
 	int rc = DB_OK, taken;
 
@@ -476,10 +478,10 @@ claim_tx(struct db *db, void *arg)
 }
 
 int
-db_wh_claim(struct db *db, int max, int per_platform, int lease_s,
-    const struct wh_inflight *busy, size_t nbusy, struct wh_claim *out, size_t *n)
+db_wh_claim(struct db *db, const struct db_shard *shard, int max, int per_platform,
+    int lease_s, const struct wh_inflight *busy, size_t nbusy, struct wh_claim *out, size_t *n)
 {
-	struct claim_args c = { max, per_platform, lease_s, busy, nbusy, out, 0 };
+	struct claim_args c = { shard, max, per_platform, lease_s, busy, nbusy, out, 0 };
 	int rc;
 
 	*n = 0;

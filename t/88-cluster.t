@@ -6,31 +6,37 @@
 #
 # 8 clients (t/lib/cluster-client.mjs, one keep-alive connection each)
 # send transfers through nginx, which spreads them over the two
-# xborder-fcgi pools (pool 1 on node 1, pool 2 on node 2), for a bounded
-# time.  In the middle, node 2 gets SIGKILL: pool 2 answers 503 (its node is
-# gone) and the clients repeat those requests with their Idempotency-Key
-# until they are decided; after a few seconds node 2 is started again and
-# rejoins by IST.  A ninth client sends transfers of a second platform,
-# whose webhooks go to t/lib/webhook-receiver.mjs.
+# xborder-fcgi pools (pool 1 on node 1, pool 2 on node 2; each fails over
+# to the other nodes, db_nodes), for a bounded time.  Node 2, which also
+# serves worker 2, gets SIGKILL and is started again a few seconds later
+# (it rejoins by IST); then each node in turn stops cleanly and starts
+# again (a rolling restart).  A request running on a node as it goes is
+# answered 503 and the clients repeat it with its Idempotency-Key until it
+# is decided.  A ninth client sends transfers of a second platform, H, in
+# the other worker's share (worker_shard), whose webhooks go to
+# t/lib/webhook-receiver.mjs.
 #
 # Then: every request was decided, each key took effect once and every 201
-# names a transaction the platform lists exactly once; every transaction
-# settled as its account number says, once (the ledger's settlement
-# entries count one per transaction, the balances are what the API's
-# transactions say); the three nodes hold the same ledger, balances,
-# transactions, jobs and webhook events (checksums over whole tables) and
-# xborderctl ledger-check passes on each; node 2 is back (cluster size 3,
-# Synced, by IST); xborder-worker on nodes 2 and 3 both ran settlement jobs
-# and delivered webhooks, no job was done twice, and every event was
-# delivered as many times as its attempts say (plus, at most once more,
-# the deliveries in flight on node 2's worker when its node died).
+# names a transaction the platform lists exactly once; a 503 answered only
+# a request that was running when its node went; while a node was out the
+# decided requests/s stayed at least half of the rate before, and no
+# client waited more than 3 s for a decision; every transaction settled
+# as its account number says, once; the three nodes hold the same ledger,
+# balances, transactions, jobs and webhook events (checksums over whole
+# tables) and xborderctl ledger-check passes on each; every node is back
+# (cluster size 3, Synced, by IST), and the pools and workers on it again;
+# each worker did its share's jobs, none twice, with conflict retries
+# under 1 % of the jobs; every event was delivered as many times as its
+# attempts say (plus, at most once more, the deliveries in flight on a
+# worker whose node went).
 #
-# Prints (diag) the throughput before, during and after the loss of the
-# node, and the longest time a client waited for a decision.
+# Prints (diag) the throughput before, while each node is out, while it
+# rejoins and after, and the longest time a client waited for a decision.
 #
-# Environment: XB_CLUSTER=1 to run; XB_CL_CLIENTS (8), XB_CL_BEFORE (20 s
+# Environment: XB_CLUSTER=1 to run; XB_CL_CLIENTS (8), XB_CL_BEFORE (10 s
 # of load before the kill), XB_CL_DOWN (8 s with node 2 dead),
-# XB_CL_AFTER (20 s after it is back), XB_CL_SEED.
+# XB_CL_ROLL_DOWN (3 s each node is stopped), XB_CL_BETWEEN (4 s after
+# each return), XB_CL_AFTER (6 s more at the end), XB_CL_SEED.
 if [[ ${XB_CLUSTER:-0} != 1 ]]; then
     printf '1..0 # SKIP the Galera cluster suite runs with XB_CLUSTER=1 (scripts/dev check --cluster)\n'
     exit 0
@@ -44,14 +50,16 @@ no_plan
 
 CLIENT=$(dirname "${BASH_SOURCE[0]}")/lib/cluster-client.mjs
 CLIENTS=${XB_CL_CLIENTS:-8}
-BEFORE=${XB_CL_BEFORE:-20}
+BEFORE=${XB_CL_BEFORE:-10}
 DOWN=${XB_CL_DOWN:-8}
-AFTER=${XB_CL_AFTER:-20}
+ROLL_DOWN=${XB_CL_ROLL_DOWN:-3}
+BETWEEN=${XB_CL_BETWEEN:-4}
+AFTER=${XB_CL_AFTER:-6}
 SEED=${XB_CL_SEED:-$((RANDOM * 32768 + RANDOM))}
 KILL=2                      # the node that dies: pool 2 and worker 2 use it
 RUN=$(uniq_name t88)
 NCUST=4
-note "seed $SEED; $CLIENTS clients; ${BEFORE}s, node $KILL dead ${DOWN}s, ${AFTER}s after it is back"
+note "seed $SEED; $CLIENTS clients; ${BEFORE}s, node $KILL dead ${DOWN}s, then each node stopped ${ROLL_DOWN}s in turn, ${AFTER}s after"
 
 W=$_API_TMP/cl
 mkdir -p "$W"
@@ -109,9 +117,14 @@ is "$offsets" "3/1 3/2 3/3 " "auto_increment_increment 3 on every node, a differ
 # external accounts ...001, ...002 and ...005; writes the client plan
 # $W/VAR.plan and sets VAR_ID, VAR_CID, VAR_SECRET, VAR_INT[], VAR_CUST[],
 # VAR_FUNDED[].
+# With SHARD, a platform in that share of the workers' (worker_shard K/2:
+# MOD(CRC32(id), 2) = K), made again until it is.
 mk_platform() {
-    local var=$1 prefix=$2 c kind cid secret json='[]' ext_ok ext_fail ext_ret int funded
-    new_platform "$prefix" || BAIL_OUT "platform-create failed"
+    local var=$1 prefix=$2 shard=${3:-} c kind cid secret json='[]' ext_ok ext_fail ext_ret int funded
+    for ((c = 0; c < 20; c++)); do
+        new_platform "$prefix" || BAIL_OUT "platform-create failed"
+        [[ -z $shard || $(node_sql 1 -e "SELECT MOD(CRC32('$NP_ID'), 2)") == "$shard" ]] && break
+    done
     cid=$NP_CLIENT_ID secret=$NP_SECRET
     local -a P=(--as "$cid" "$secret")
     for ((c = 0; c < NCUST; c++)); do
@@ -144,13 +157,22 @@ mk_platform() {
     pass "$var: platform with $NCUST funded customers (the last one with little money)"
 }
 mk_platform L t88load
-mk_platform H t88hooks
+# The two workers each take a share of the platforms (worker_shard 0/2 on
+# node 2, 1/2 on node 3): H in the other share than L's, so both work.
+L_SHARD=$(node_sql 1 -e "SELECT MOD(CRC32('$L_ID'), 2)")
+mk_platform H t88hooks "$((1 - L_SHARD))"
+is "$(node_sql 1 -e "SELECT MOD(CRC32('$H_ID'), 2)")" "$((1 - L_SHARD))" "H is in the other worker's share than L"
 
 wh_start
 api --as "$H_CID" "$H_SECRET" PATCH /config "{\"webhookEndpoint\":\"$WH_URL/hooks\"}"
 is "$STATUS" 200 "H: its webhooks go to the receiver"
 
 # --- the run ----------------------------------------------------------------------------------------
+# Under load: node 2 dies (SIGKILL) and is started again; then each node
+# in turn stops cleanly and starts again (a rolling restart).  EVENTS
+# records each node's loss as "what node t_begin t_end" (the kill or the
+# stop, from the command to the node gone) and each return as "back node
+# t_begin t_end" (from the start to Synced).
 cat_pids=()
 t_start=$(now_ms)
 for ((c = 0; c < CLIENTS; c++)); do
@@ -162,18 +184,38 @@ node "$CLIENT" --plan "$W/H.plan" --client 99 --out "$W/out.h" --stop "$W/stop" 
     --seed "$SEED" --max-seconds 600 --pause-ms 150 2>"$W/err.h" &
 cat_pids+=($!)
 
+EVENTS=$W/events
+: >"$EVENTS"
+# lose HOW N: kills (kill) or stops (stop) node N, records it.
+lose() {
+    local how=$1 n=$2 t0 rc
+    t0=$(now_ms)
+    cluster "$how" "$n"
+    rc=$?
+    echo "$how $n $t0 $(now_ms)" >>"$EVENTS"
+    ok "$((rc == 0))" "node $n: $how under load" || diag "$(tail -n 5 "$W/dev.log")"
+    ok "$(! node_sql "$n" -e 'SELECT 1' >/dev/null 2>&1 && echo 1 || echo 0)" "node $n is gone"
+}
+# back N: starts node N again and waits until it is Synced.
+back() {
+    local n=$1 t0 rc
+    t0=$(now_ms)
+    cluster start "$n"
+    rc=$?
+    echo "back $n $t0 $(now_ms)" >>"$EVENTS"
+    ok "$((rc == 0))" "node $n started again, Synced" || diag "$(tail -n 20 "$W/dev.log")"
+}
 sleep "$BEFORE"
-t_kill=$(now_ms)
-cluster kill "$KILL"
-rc=$?
-ok "$((rc == 0))" "node $KILL killed (SIGKILL)" || diag "$(tail -n 5 "$W/dev.log")"
-ok "$(! node_sql "$KILL" -e 'SELECT 1' >/dev/null 2>&1 && echo 1 || echo 0)" "node $KILL is gone"
+lose kill "$KILL"
 sleep "$DOWN"
-t_restart=$(now_ms)
-cluster start "$KILL"
-rc=$?
-ok "$((rc == 0))" "node $KILL started again, Synced" || diag "$(tail -n 20 "$W/dev.log")"
-t_back=$(now_ms)
+back "$KILL"
+sleep "$BETWEEN"
+for n in 1 2 3; do
+    lose stop "$n"
+    sleep "$ROLL_DOWN"
+    back "$n"
+    sleep "$BETWEEN"
+done
 sleep "$AFTER"
 touch "$W/stop"
 for p in "${cat_pids[@]}"; do wait "$p"; done
@@ -184,14 +226,14 @@ done
 
 # The clients' records stay with the cluster's logs, for a look afterwards.
 mkdir -p "$XB_DEV_DIR/log/t88"
-cp "$W"/out.* "$XB_DEV_DIR/log/t88/" 2>/dev/null
-printf 't_start=%s t_kill=%s t_restart=%s t_back=%s t_stop=%s\n' "$t_start" "$t_kill" "$t_restart" \
-    "$t_back" "$t_stop" >"$XB_DEV_DIR/log/t88/times"
+cp "$W"/out.* "$EVENTS" "$XB_DEV_DIR/log/t88/" 2>/dev/null
 cat "$W"/out.[0-9]* >"$W/attempts.jsonl"
 jq -s -c . "$W/attempts.jsonl" >"$W/attempts.json"
 jq -c '[.[] | select(.final)]' "$W/attempts.json" >"$W/final.json"
 requests=$(jq length "$W/final.json")
 ok "$((requests >= 200))" "the clients made $requests requests"
+jq -R -s -c '[split("\n")[] | select(length > 0) | split(" ") | {what: .[0], node: (.[1] | tonumber),
+    b: (.[2] | tonumber), e: (.[3] | tonumber)}]' "$EVENTS" >"$W/events.json"
 
 # --- what the clients saw ------------------------------------------------------------------------------
 is "$(jq '[.[] | select(.status == 0 or .status >= 500 or .code == "IDEMPOTENCY_KEY_IN_USE")] | length' "$W/final.json")" 0 \
@@ -200,8 +242,15 @@ bad=$(jq -c '[.[] | select(.status != 201 and (.status != 409 or .code != "INSUF
 is "$bad" '[]' "every decision is 201, or INSUFFICIENT_FUNDS on a transfer-out"
 n500=$(jq '[.[] | select(.status == 500)] | length' "$W/attempts.json")
 is "$n500" 0 "no attempt was answered 500"
-bad=$(jq -c '[.[] | select(.status != 201 and .status != 409 and .status != 503 and .status != 502 and .status != 504 and .status != 0)] | .[:3]' "$W/attempts.json")
-is "$bad" '[]' "every attempt was answered 201, 409 or 503 (502/504/none only while a node died)"
+bad=$(jq -c '[.[] | select(.status != 201 and .status != 409 and .status != 503)] | .[:3]' "$W/attempts.json")
+is "$bad" '[]' "every attempt was answered 201, 409 or 503 (none went unanswered, no 502 or 504)"
+# A 503 only for a request that was running when its node went: its
+# attempt began before the node was gone and ended after the kill or stop
+# began.  Every other request found a node that serves.
+crossed=$(jq -c --slurpfile ev "$W/events.json" '[.[] | select(.status == 503) | . as $a
+        | select([$ev[0][] | select(.what != "back") | select($a.t0 <= .e + 50 and $a.t1 >= .b)] | length == 0)
+        | {c, seq, t0, t1, code}] | .[:3]' "$W/attempts.json")
+is "$crossed" '[]' "every 503 answered a request that was running when its node was killed or stopped"
 jok 'all(.[] | select(.status == 201); (.tx | test("^Transaction:"))
         and (.kind == "in" or .kind == "out"))' "every 201 names a transaction" "$(jq -c '[.[] | select(.status == 201)] | .[:3]' "$W/attempts.json")"
 
@@ -218,33 +267,49 @@ is "$(jq '[.[] | .tx] | length' <(jq -c '[.[] | select(.status == 201)]' "$W/fin
     "every 201 decision is a transaction of its own ($transfers)"
 
 # --- throughput and the longest wait, by phase ----------------------------------------------------
-# Decided requests per second before the kill, while node 2 was dead, while
-# it rejoined (from its restart until it was Synced) and after; the
-# longest time a client went without a decision.
-read -r before dead rejoining after <<<"$(jq -r --argjson k "$t_kill" --argjson r "$t_restart" --argjson b "$t_back" \
-    --argjson s "$t_start" --argjson e "$t_stop" '
-    def rate(f; t): (map(select(.t1 >= f and .t1 < t)) | length) / ((t - f) / 1000);
-    [rate($s; $k), rate($k; $r), rate($r; $b), rate($b; $e)] | map(. * 10 | round / 10) | @tsv' "$W/final.json")"
+# Decided requests per second before the first loss, while each node was
+# out (from its kill or stop to its start), while it rejoined (from its
+# start until Synced) and after the last return; the longest time a
+# client went without a decision.
+jq -c --slurpfile ev "$W/events.json" --argjson s "$t_start" --argjson e "$t_stop" '
+    def rate(f; t): if t > f then ((map(select(.t1 >= f and .t1 < t)) | length) / ((t - f) / 1000) * 10 | round / 10)
+                    else null end;
+    . as $f | $ev[0] as $v
+    | [range(0; $v | length) | select($v[.].what != "back") as $i
+       | $v[$i] as $out | ([$v[] | select(.what == "back" and .node == $out.node and .b >= $out.b)] | first) as $back
+       | {what: $out.what, node: $out.node, out_s: (($back.b - $out.b) / 1000),
+          rejoin_s: (($back.e - $back.b) / 1000),
+          out: ($f | rate($out.b; $back.b)), rejoining: ($f | rate($back.b; $back.e))}] as $phases
+    | {before: ($f | rate($s; $v[0].b)), after: ($f | rate($v[-1].e; $e)), phases: $phases}' \
+    "$W/final.json" >"$W/rates.json"
+before=$(jq .before "$W/rates.json")
+after=$(jq .after "$W/rates.json")
 # A client's gaps: from its first request to its first decision, then
 # from each decision to the next.
-gap=$(jq -c --argjson k "$t_kill" --slurpfile a "$W/attempts.json" '
+gap=$(jq -c --slurpfile a "$W/attempts.json" --slurpfile ev "$W/events.json" '
         ($a[0] | group_by(.c) | map({key: (.[0].c | tostring), value: (map(.t0) | min)}) | from_entries) as $first
         | group_by(.c) | map(sort_by(.t1) as $r
         | [range(0; $r | length) as $i | {c: $r[$i].c, to: $r[$i].t1,
            from: (if $i == 0 then $first[$r[0].c | tostring] else $r[$i - 1].t1 end)}]
         | map(. + {gap: (.to - .from)}) | max_by(.gap)) | max_by(.gap)
-        | {c, gap_s: (.gap / 1000), from_kill_s: ((.from - $k) / 1000)}' "$W/final.json")
+        | . as $g | ([$ev[0][] | select(.what != "back" and .b <= $g.to)] | last) as $near
+        | {c, gap_s: (.gap / 1000), near: (if $near then "\($near.what) \($near.node)" else "none" end),
+           from_loss_s: (if $near then ((.from - $near.b) / 1000) else null end)}' "$W/final.json")
 retried=$(jq '[.[] | select(.attempt > 1 and .final)] | length' "$W/attempts.json")
 n503=$(jq '[.[] | select(.status == 503)] | length' "$W/attempts.json")
-nconn=$(jq '[.[] | select(.status == 0 or .status == 502 or .status == 504)] | length' "$W/attempts.json")
 inuse=$(jq '[.[] | select(.code == "IDEMPOTENCY_KEY_IN_USE")] | length' "$W/attempts.json")
-down_s=$(((t_restart - t_kill) / 1000))
-rejoin_s=$(awk -v a="$t_restart" -v b="$t_back" 'BEGIN { printf "%.1f", (b - a) / 1000 }')
-diag "cluster: $requests decided requests by $CLIENTS + 1 clients, $transfers transfers; node $KILL dead ${down_s}s, rejoined (IST) ${rejoin_s}s after its restart"
-diag "cluster: throughput (decided requests/s): before the loss $before, node $KILL dead $dead, rejoining $rejoining, after $after"
-diag "cluster: longest gap a client saw: $(jq -r '"\(.gap_s) s (client \(.c), from \(.from_kill_s) s after the kill)"' <<<"$gap")"
-diag "cluster: $retried requests repeated with their key: $n503 answers 503, $nconn without an answer (or 502/504), $inuse IDEMPOTENCY_KEY_IN_USE"
-ok "$(jq '.gap_s < 60' <<<"$gap" | grep -q true && echo 1 || echo 0)" "no client waited 60 s or more for a decision"
+diag "cluster: $requests decided requests by $CLIENTS + 1 clients, $transfers transfers"
+diag "cluster: decided requests/s before the first loss $before, after the last return $after"
+while IFS=$'\t' read -r what n out_s rejoin_s out rejoining; do
+    diag "cluster: node $n $what: out ${out_s}s at $out/s, rejoined ${rejoin_s}s after its start at $rejoining/s"
+done < <(jq -r '.phases[] | [.what, .node, .out_s, .rejoin_s, .out, .rejoining] | @tsv' "$W/rates.json")
+diag "cluster: longest gap a client saw: $(jq -r '"\(.gap_s) s (client \(.c), \(.from_loss_s) s after the start of node \(.near))"' <<<"$gap")"
+diag "cluster: $retried requests repeated with their key: $n503 answers 503, $inuse IDEMPOTENCY_KEY_IN_USE"
+# The figures to hold: while a node is out, at least half the rate of
+# before; no client waits more than 3 s for a decision.
+slow=$(jq -c --argjson b "$before" '[.phases[] | select(.out < $b / 2) | {what, node, out}]' "$W/rates.json")
+is "$slow" '[]' "while a node was out, the decided requests/s stayed at least half of before ($before/s)"
+ok "$(jq '.gap_s <= 3' <<<"$gap" | grep -q true && echo 1 || echo 0)" "no client waited more than 3 s for a decision ($(jq .gap_s <<<"$gap") s)"
 
 # Both pools served requests (nginx's access log names the upstream).
 pools=$(grep -o 'up=unix:[^ ]*' "$XB_DEV_DIR/log/nginx-access.log" | sort | uniq -c | awk '{print $2}' | grep -c 'node[12]/run/fcgi.sock$')
@@ -255,11 +320,29 @@ for n in 1 2 3; do
     is "$(node_status "$n" wsrep_cluster_size) $(node_status "$n" wsrep_local_state_comment)" "3 Synced" \
         "node $n: in a cluster of 3 again, Synced"
 done
-log2=$XB_CLUSTER_DIR/node$KILL/log/mysqld.log
-since=$(grep -n 'Starting MariaDB' "$log2" | tail -n 1 | cut -d: -f1)
-tail -n +"${since:-1}" "$log2" >"$W/rejoin.log"
-like "$(grep -c 'Receiving IST' "$W/rejoin.log")" '^[1-9]' "node $KILL caught up by IST"
-is "$(grep -c 'rsync SST completed' "$W/rejoin.log")" 0 "node $KILL needed no full state transfer (SST)"
+# Every return was by IST: the log of each node from its first restart on.
+for n in 1 2 3; do
+    log=$XB_CLUSTER_DIR/node$n/log/mysqld.log
+    starts=$(jq --argjson n "$n" '[.[] | select(.what == "back" and .node == $n)] | length' "$W/events.json")
+    since=$(grep -n 'Starting MariaDB' "$log" | sed -n 2p | cut -d: -f1)
+    tail -n +"${since:-1}" "$log" >"$W/rejoin.$n.log"
+    ok "$(($(grep -c 'Receiving IST' "$W/rejoin.$n.log") >= starts))" "node $n caught up by IST after each of its $starts restarts"
+    is "$(grep -c 'rsync SST completed' "$W/rejoin.$n.log")" 0 "node $n needed no full state transfer (SST)"
+done
+
+# Each pool and worker came back to its own node: xborder's connections
+# per node (pool 1: node 1; pool 2 and worker 2: node 2; worker 3: node
+# 3), and the logs say they moved away and back.
+for n in 1 2 3; do
+    conns[n]=$(node_sql "$n" -e "SELECT COUNT(*) FROM information_schema.PROCESSLIST WHERE USER = 'xborder'")
+done
+diag "cluster: xborder's connections per node after the run: ${conns[1]} ${conns[2]} ${conns[3]}"
+ok "$((conns[1] > 0 && conns[2] > conns[3] && conns[3] > 0))" "every node serves its own pool or worker again (${conns[1]}, ${conns[2]}, ${conns[3]} connections)"
+for n in 1 2 3; do
+    moved=$(cat "$XB_CLUSTER_DIR/node$n"/log/xborder-*.log 2>/dev/null | grep -c 'database: connected to node' || true)
+    home=$(cat "$XB_CLUSTER_DIR/node$n"/log/xborder-*.log 2>/dev/null | grep -c 'database: back on the configured node' || true)
+    ok "$((moved > 0 && home > 0))" "node $n's processes served through another node while it was out ($moved) and came back ($home)"
+done
 
 # --- everything settles --------------------------------------------------------------------------
 # walk_all CID SECRET OUT: every transaction of a platform into OUT.
@@ -395,6 +478,13 @@ for n in 2 3; do
 done
 done_by=$(awk '/outcome=done/ {print $1}' "$W/jobs.log" | sort | uniq -c | awk '{printf "%s%s %s", (NR > 1 ? ", " : ""), $2, $1}')
 like "$done_by" '^worker2 [1-9][0-9]*, worker3 [1-9]' "both workers settled transactions ($done_by jobs)"
+# Each worker took its share's platforms (worker 2 share 0, worker 3 share
+# 1): the other's jobs only when the other was not alive.
+L_WORKER=$((L_SHARD + 2)) H_WORKER=$((3 - L_SHARD))
+foreign=$(awk -v l="platform_id=$L_ID" -v lw="worker$L_WORKER" -v h="platform_id=$H_ID" -v hw="worker$H_WORKER" \
+    '/outcome=done/ && (($0 ~ l && $1 != lw) || ($0 ~ h && $1 != hw))' "$W/jobs.log" | wc -l)
+alljobs=$(grep -c 'outcome=done' "$W/jobs.log")
+ok "$((foreign * 100 <= alljobs))" "each worker did its share's jobs: $foreign of $alljobs by the other worker (at most 1 %)"
 twice=$(grep 'outcome=done' "$W/jobs.log" | grep -o 'job_id=[0-9]*' | sort | uniq -d | head -n 5 | tr '\n' ' ')
 is "$twice" "" "no job was done twice (by job_id, over both workers' logs)"
 # A claim that another node's worker overtook is caught when the job is
@@ -404,8 +494,10 @@ wretried=$(cat "$XB_CLUSTER_DIR"/node[23]/log/xborder-worker.log | grep -c 'tran
 diag "cluster: workers: $done_by jobs done; $wretried transactions retried on conflicts, $overtaken claims found overtaken at their last write"
 njobs=$(grep 'outcome=done' "$W/jobs.log" | grep -c 'job=settle ')
 is "$njobs" "$ntx" "one settlement job done per transaction"
+todo_ok "$((wretried * 100 < alljobs))" "the workers' conflict retries are under 1 % of their jobs ($wretried of $alljobs)" \
+    "settlement still conflicts with the API's writes through the other node (in-transit and SANDBOX rows)"
 
-# --- webhooks: delivered by both workers, each as many times as its attempts say ---------------------
+# --- webhooks: delivered by H's worker, each as many times as its attempts say ---------------------
 node_sql 1 -e "SELECT CONCAT('Webhook:', id), attempts, status FROM webhook_events WHERE platform_id = '$H_ID'" >"$W/events.tsv"
 nev=$(wc -l <"$W/events.tsv")
 ok "$((nev > 0))" "H: $nev webhook events"
@@ -430,10 +522,9 @@ again=$(awk -F'\t' '{ s += $4 } END { print s + 0 }' "$W/compare.tsv")
 noanswer=$(awk -F'\t' '{ s += $5 } END { print s + 0 }' "$W/compare.tsv")
 bad=$(awk -F'\t' '$3 > $2 + $4 || $3 < $2 + $4 - $5' "$W/compare.tsv" | head -n 3)
 is "$bad" "" "H: every event was delivered as many times as its attempts, plus the deliveries a dying worker could not record ($again), less attempts that got no answer ($noanswer) and never arrived"
-for n in 2 3; do
-    c=$(grep 'msg=delivery' "$XB_CLUSTER_DIR/node$n/log/xborder-worker.log" | grep -c "platform_id=$H_ID " || true)
-    ok "$((c > 0))" "worker $n delivered webhooks ($c deliveries)"
-done
+hd=$(grep 'msg=delivery' "$XB_CLUSTER_DIR/node$H_WORKER/log/xborder-worker.log" | grep -c "platform_id=$H_ID " || true)
+od=$(grep 'msg=delivery' "$XB_CLUSTER_DIR/node$((5 - H_WORKER))/log/xborder-worker.log" | grep -c "platform_id=$H_ID " || true)
+ok "$((hd > 0 && od * 100 <= hd))" "H's webhooks were delivered by the worker of its share ($hd deliveries; $od by the other)"
 
 diag "cluster: settled ${settle_secs}s after the last request; $nev webhook events ($again delivered again after the node loss)"
 done_testing

@@ -9,6 +9,16 @@
 
 #include "xborder/util.h"
 
+/* The most nodes db_nodes may name. */
+#define CONF_DB_NODES_MAX 8
+
+/* Another node of a Galera cluster (db_nodes): a socket, or host and port. */
+struct conf_node {
+	char		*socket;	/* an absolute path, or NULL */
+	char		*host;		/* else this host ... */
+	unsigned	 port;		/* ... and port; 0: db_port */
+};
+
 struct conf {
 	char		*db_socket;	/* "": use db_host/db_port */
 	char		*db_host;
@@ -19,6 +29,8 @@ struct conf {
 	char		*db_admin_password;
 	char		*db_name;
 	unsigned	 db_sync_wait;	/* wsrep_sync_wait of every session; 0: the server's */
+	struct conf_node db_nodes[CONF_DB_NODES_MAX];	/* the cluster's other nodes */
+	size_t		 db_nnodes;
 	char		*listen;	/* "unix:/path" or "host:port" */
 	unsigned	 socket_mode;
 	unsigned	 workers;
@@ -38,6 +50,8 @@ struct conf {
 	int64_t		 webhook_retry_window;	/* seconds of retrying before FAILED */
 	int64_t		 invariant_interval;	/* seconds between the worker's checks; 0 none */
 	int64_t		 invariant_lag;		/* seconds a change waits before it is checked */
+	unsigned	 worker_shard;	/* worker_shard = K/N: this worker's K ... */
+	unsigned	 worker_shards;	/* ... of N (1: every platform's jobs) */
 	char		*schema_dir;
 	char		*openapi_file;	/* served as GET /openapi.json */
 	char		*stats_file;	/* the workers' counters (stats.h); "": none */

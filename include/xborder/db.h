@@ -44,6 +44,24 @@ struct db_val {
 #define DBSN(x)	((x) != NULL ? DBS(x) : DBN)
 #define NARGS(a) (sizeof(a) / sizeof((a)[0]))
 
+/*
+ * A worker's share of the background work (worker_shard = K/N in
+ * xborder.conf): the jobs and webhook events of the platforms whose
+ * MOD(CRC32(platform_id), N) is K, so that workers on different nodes of a
+ * cluster write different platforms' rows and do not conflict; and those
+ * of a share whose worker has not beaten (db_worker_beat) for
+ * DB_SHARD_TAKEOVER_S seconds (it is gone).  {0, 1}: everything.
+ */
+struct db_shard {
+	unsigned	 k, n;
+};
+#define DB_SHARD_TAKEOVER_S 10
+#define DB_SHARD_TAKEOVER_SQL "10"	/* DB_SHARD_TAKEOVER_S, in statements */
+/* The platforms of shard s (binds n, k, n, n): its own, or a dead share's. */
+#define DB_SHARD_SQL(col) " AND (MOD(CRC32(" col "), ?) = ? OR MOD(CRC32(" col "), ?) NOT IN" \
+	" (SELECT b.shard FROM worker_beats b WHERE b.shards = ?" \
+	" AND b.beat_at >= UTC_TIMESTAMP(3) - INTERVAL " DB_SHARD_TAKEOVER_SQL " SECOND))"
+
 /* A result set with every cell as a string (NULL for SQL NULL). */
 struct db_rows {
 	size_t	 nrows, ncols;

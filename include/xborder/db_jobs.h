@@ -12,6 +12,7 @@
 #include "xborder/txn.h"
 
 struct db;
+struct db_shard;
 
 /* The most jobs one batch claims (db_job_run clamps max to it). */
 #define JOB_BATCH_MAX TXN_BATCH_MAX
@@ -40,8 +41,8 @@ struct job_handler {
 };
 
 /*
- * Runs due jobs, up to max of them in one transaction (one commit for
- * all): claims them (oldest first, FOR UPDATE SKIP LOCKED), runs them with
+ * Runs due jobs of shard (db.h), up to max of them in one transaction (one
+ * commit for all): claims them (oldest first, FOR UPDATE SKIP LOCKED), runs them with
  * h and marks them done.  When one fails the batch rolls back and the
  * jobs before it run again as a batch (or the oldest alone, when it was
  * the first or begin or end failed); if it fails alone it is rescheduled
@@ -49,8 +50,14 @@ struct job_handler {
  * empty).  Returns how many jobs ran (ran[0..n-1], as claimed; 0: none
  * was due), or < 0 on a database failure.
  */
-int db_job_run(struct db *db, const struct job_handler *h, struct job *ran, size_t max,
-    char *err, size_t errlen);
+int db_job_run(struct db *db, const struct db_shard *shard, const struct job_handler *h,
+    struct job *ran, size_t max, char *err, size_t errlen);
+
+/*
+ * The worker of shard says it is alive (worker_beats): another worker
+ * takes its share when it has not for DB_SHARD_TAKEOVER_S seconds.
+ */
+int db_worker_beat(struct db *db, const struct db_shard *shard);
 
 /* Queues a job to run after delay_ms (inside the caller's transaction). */
 int db_job_add(struct db *db, const char *kind, const char *ref_id, const char *platform,

@@ -10,6 +10,7 @@
 #include <stdint.h>
 
 struct db;
+struct db_shard;
 struct txn;
 
 /* A webhook event to queue: its row of webhook_events. */
@@ -112,7 +113,7 @@ struct wh_inflight {
 };
 
 /*
- * Claims up to max due events (FOR UPDATE SKIP LOCKED), oldest due first,
+ * Claims up to max due events of shard (db.h; FOR UPDATE SKIP LOCKED), oldest due first,
  * taking no more of a platform than brings its count in busy (nbusy
  * entries, the caller's deliveries in flight) to per_platform, so that one
  * platform's slow endpoint cannot take every slot.  Each claimed event's
@@ -120,7 +121,8 @@ struct wh_inflight {
  * back then.  A due event whose platform has no endpoint any more is
  * marked FAILED instead.  *n receives how many were claimed into out.
  */
-int db_wh_claim(struct db *db, int max, int per_platform, int lease_s,
+int db_wh_claim(struct db *db, const struct db_shard *shard, int max, int per_platform,
+    int lease_s,
     const struct wh_inflight *busy, size_t nbusy, struct wh_claim *out, size_t *n);
 
 void wh_claim_free(struct wh_claim *c);

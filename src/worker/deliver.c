@@ -187,6 +187,7 @@ claim(struct deliveries *d, struct db *db)
 {
 	struct wh_inflight busy[SLOTS];
 	struct wh_claim got[SLOTS];
+	const struct db_shard shard = { d->conf->worker_shard, d->conf->worker_shards };
 	size_t nbusy = 0, n = 0;
 	int rc;
 
@@ -206,7 +207,7 @@ claim(struct deliveries *d, struct db *db)
 		}
 		busy[k].n++;
 	}
-	rc = db_wh_claim(db, SLOTS - d->used, PER_PLATFORM, LEASE_S, busy, nbusy, got, &n);
+	rc = db_wh_claim(db, &shard, SLOTS - d->used, PER_PLATFORM, LEASE_S, busy, nbusy, got, &n);
 	if (rc != DB_OK) {
 		log_msg(LOG_LVL_WARN, NULL, "webhook claim failed: %d", rc);
 		return;

@@ -38,6 +38,7 @@
 
 #define IDLE_SLEEP_MS 100
 #define SWEEP_EVERY_MS 1000	/* quote expiry */
+#define BEAT_EVERY_MS 2000	/* the heartbeat of the worker's share (worker_beats) */
 #define PURGE_EVERY_MS 60000
 #define PURGE_AGAIN_MS 1000	/* when a purge left rows */
 /*
@@ -162,8 +163,9 @@ set_signals(void)
  * for each; returns how many ran, or a DB_ error (< 0).
  */
 static int
-run_batch(struct db *db, const struct job_handler *handler)
+run_batch(const struct conf *conf, struct db *db, const struct job_handler *handler)
 {
+	const struct db_shard shard = { conf->worker_shard, conf->worker_shards };
 	struct job jobs[JOB_BATCH];
 	char err[1024];
 	uint64_t statements, db_us;
@@ -172,7 +174,7 @@ run_batch(struct db *db, const struct job_handler *handler)
 
 	t0 = now_us();
 	db_tally_take(&statements, &db_us);	/* the batch's own from here */
-	rc = db_job_run(db, handler, jobs, JOB_BATCH, err, sizeof(err));
+	rc = db_job_run(db, &shard, handler, jobs, JOB_BATCH, err, sizeof(err));
 	db_tally_take(&statements, &db_us);
 	for (int i = 0; i < rc; i++)
 		log_job(&jobs[i], err, t0, rc, statements);
@@ -297,7 +299,9 @@ check_invariants(const struct conf *conf, struct db *db, int idle, int64_t *last
 static uint64_t
 run_jobs(const struct conf *conf, struct deliveries *hooks, const struct job_handler *handler)
 {
-	int64_t last_purge = 0, last_sweep = 0, last_check = 0, backoff = IDLE_SLEEP_MS;
+	const struct db_shard shard = { conf->worker_shard, conf->worker_shards };
+	int64_t last_purge = 0, last_sweep = 0, last_check = 0, last_beat = 0;
+	int64_t backoff = IDLE_SLEEP_MS;
 	uint64_t done = 0;
 
 	while (!stop) {
@@ -312,10 +316,17 @@ run_jobs(const struct conf *conf, struct deliveries *hooks, const struct job_han
 			continue;
 		}
 		backoff = IDLE_SLEEP_MS;
+		/* Alive: this worker's share is its own (db_worker_beat). */
+		if (now_ms() - last_beat >= BEAT_EVERY_MS) {
+			if (db_worker_beat(db, &shard) == DB_OK)
+				last_beat = now_ms();
+			else
+				log_msg(LOG_LVL_WARN, NULL, "worker heartbeat not recorded");
+		}
 		/* Busy or idle: its time comes once a minute. */
 		check_invariants(conf, db, 0, &last_check);
 		deliver_pump(hooks, db, 1);
-		rc = run_batch(db, handler);
+		rc = run_batch(conf, db, handler);
 		if (rc < 0) {
 			log_msg(LOG_LVL_ERROR, NULL, "job loop: database failure %d", rc);
 			db_handle_reset();

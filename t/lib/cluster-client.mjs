@@ -14,7 +14,7 @@
 //   external account ending 001 (70%: completes), 002 (15%: fails) or 005
 //   (15%: a payout that is returned), with the key RUN-cN-SEQ.
 //
-// A request is repeated (100 ms, then longer, at most 1 s apart) while its
+// A request is repeated (100 ms, then 200, then 300 ms apart) while its
 // answer is no answer at all (connection refused or reset, timeout: status
 // 0), 500, 502, 503, 504, or 409 IDEMPOTENCY_KEY_IN_USE (the key's first
 // attempt still runs, or died holding its claim until the lease passes).
@@ -149,7 +149,7 @@ for (let seq = 0; ; seq++) {
             rid: a.headers['x-request-id'] ?? null, final: !again || giveUp,
         }));
         if (!again || giveUp) break;
-        await sleep(Math.min(1000, 100 * attempt));
+        await sleep(Math.min(300, 100 * attempt));
     }
     if (opt.pauseMs > 0) await sleep(opt.pauseMs);
 }

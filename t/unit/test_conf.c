@@ -31,6 +31,37 @@ Test(conf, defaults)
 	cr_assert_eq(c.idempotency_lease, 30);
 	cr_assert_str_eq(c.db_admin_user, "");
 	cr_assert_str_eq(c.db_admin_password, "");
+	cr_assert_eq(c.db_nnodes, 0);
+	cr_assert_eq(c.worker_shard, 0);
+	cr_assert_eq(c.worker_shards, 1);
+}
+
+/* db_nodes: sockets, host, host:port and [IPv6]:port, in their order. */
+Test(conf, db_nodes)
+{
+	char err[256] = "";
+
+	cr_assert_eq(conf_parse(&c, "db_nodes = /run/n2.sock, db3.lan:3307 ,"
+	    "db4.lan,[fd00::5]:3310, [fd00::6]\nworker_shard = 2/3\n", err, sizeof(err)), 0,
+	    "%s", err);
+	cr_assert_eq(c.db_nnodes, 5);
+	cr_assert_str_eq(c.db_nodes[0].socket, "/run/n2.sock");
+	cr_assert_null(c.db_nodes[0].host);
+	cr_assert_str_eq(c.db_nodes[1].host, "db3.lan");
+	cr_assert_eq(c.db_nodes[1].port, 3307);
+	cr_assert_str_eq(c.db_nodes[2].host, "db4.lan");
+	cr_assert_eq(c.db_nodes[2].port, 0, "no port: db_port's");
+	cr_assert_str_eq(c.db_nodes[3].host, "fd00::5");
+	cr_assert_eq(c.db_nodes[3].port, 3310);
+	cr_assert_str_eq(c.db_nodes[4].host, "fd00::6");
+	cr_assert_eq(c.worker_shard, 2);
+	cr_assert_eq(c.worker_shards, 3);
+	/* A later line replaces the list; an empty one clears it. */
+	cr_assert_eq(conf_parse(&c, "db_nodes = h1\n", err, sizeof(err)), 0, "%s", err);
+	cr_assert_eq(c.db_nnodes, 1);
+	cr_assert_str_eq(c.db_nodes[0].host, "h1");
+	cr_assert_eq(conf_parse(&c, "db_nodes =\n", err, sizeof(err)), 0, "%s", err);
+	cr_assert_eq(c.db_nnodes, 0);
 }
 
 Test(conf, parses_every_kind)
@@ -92,6 +123,18 @@ Test(conf, errors_name_the_line)
 		{ "db_name =\n", "1: db_name: value must not be empty" },
 		{ "db_sync_wait = 16\n", "1: db_sync_wait: out of range or not a number" },
 		{ "idempotency_lease = 0\n", "1: idempotency_lease: out of range or not a number" },
+		{ "db_nodes = a b\n", "1: db_nodes: an entry holds a blank" },
+		{ "db_nodes = h:0\n", "1: db_nodes: a port must be 1 to 65535" },
+		{ "db_nodes = h:65536\n", "1: db_nodes: a port must be 1 to 65535" },
+		{ "db_nodes = h:\n", "1: db_nodes: a port must be 1 to 65535" },
+		{ "db_nodes = :3306\n", "1: db_nodes: a host:port entry lacks its host" },
+		{ "db_nodes = [::1\n", "1: db_nodes: an IPv6 address must be [address] or [address]:port" },
+		{ "db_nodes = [::1]x\n", "1: db_nodes: an IPv6 address must be [address] or [address]:port" },
+		{ "db_nodes = a,b,c,d,e,f,g,h,i\n", "1: db_nodes: names more than 8 nodes" },
+		{ "worker_shard = 2/2\n", "1: worker_shard: must be K/N, 0 <= K < N <= 64" },
+		{ "worker_shard = 0/65\n", "1: worker_shard: must be K/N, 0 <= K < N <= 64" },
+		{ "worker_shard = 1\n", "1: worker_shard: must be K/N, 0 <= K < N <= 64" },
+		{ "worker_shard = /2\n", "1: worker_shard: must be K/N, 0 <= K < N <= 64" },
 	};
 
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
