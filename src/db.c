@@ -77,6 +77,18 @@ struct db {
 static struct db *process_db;
 static void (*tx_hook)(int committed);
 
+/*
+ * On a Galera cluster (db_nodes or db_sync_wait set) every transaction
+ * opens with SAVEPOINT xb_guard and releases it just before its commit.
+ * A transaction aborted by a conflict with another node's write set (a
+ * brute-force abort, which can come between two statements) must fail
+ * its caller; if the server ever lets the next statements run in a new
+ * transaction instead, without an error, the savepoint is gone with the
+ * old one, the release fails and the whole transaction runs again, rather
+ * than committing its second half alone.
+ */
+static int tx_guard;
+
 static void close_later(struct db *db);
 static int64_t process_db_used_ms;
 
@@ -279,6 +291,7 @@ open_node(const struct conf *c, size_t i, unsigned timeout, char *err, size_t er
 		snprintf(init + len, sizeof(init) - (size_t)len, ", wsrep_sync_wait = %u",
 		    c->db_sync_wait);
 	mysql_optionsv(db->my, MYSQL_INIT_COMMAND, init);
+	tx_guard = c->db_nnodes > 0 || c->db_sync_wait > 0;
 	node_addr(c, i, &host, &port, &sock);
 	t0 = tick();
 	stats_add(STAT_DB_CONNECTS, 1);
@@ -500,6 +513,19 @@ classify(struct db *db, unsigned no, const char *msg)
 	case ER_UNKNOWN_COM_ERROR:
 		db->broken = 1;
 		return DB_UNAVAILABLE;
+	case ER_ERROR_DURING_COMMIT:
+		/*
+		 * Galera: the node left the primary component as this
+		 * transaction committed (its write set was not replicated):
+		 * the node is away, as below.
+		 */
+		db->broken = 1;
+		return DB_UNAVAILABLE;
+	case ER_SP_DOES_NOT_EXIST:
+		/* A savepoint gone: the transaction was rolled back under us. */
+		log_msg(LOG_LVL_WARN, NULL, "database: transaction lost before its end (%s);"
+		    " it runs again", db->err);
+		/* FALLTHROUGH */
 	case ER_LOCK_DEADLOCK:
 	case ER_LOCK_WAIT_TIMEOUT:
 		/* Inside a request-wide transaction only its owner can retry. */
@@ -1049,15 +1075,30 @@ db_begin(struct db *db)
 	if (failed)
 		return classify(db, mysql_errno(db->my), mysql_error(db->my));
 	db->in_tx = 1;
+	if (tx_guard) {
+		static const char guard[] = "SAVEPOINT xb_guard";
+		int rc;
+
+		if ((rc = db_exec(db, guard, NULL, 0, NULL)) != DB_OK) {
+			db_rollback(db);
+			return rc;
+		}
+	}
 	return DB_OK;
 }
 
 int
 db_commit(struct db *db)
 {
-	int64_t t0 = tick();
+	static const char release[] = "RELEASE SAVEPOINT xb_guard";
+	int64_t t0;
 	int rc, failed;
 
+	if (tx_guard && (rc = db_exec(db, release, NULL, 0, NULL)) != DB_OK) {
+		db_rollback(db);
+		return rc;
+	}
+	t0 = tick();
 	count(1);
 	failed = mysql_autocommit(db->my, 1) != 0;
 	tock(t0);
@@ -1094,9 +1135,13 @@ db_set_tx_hook(void (*hook)(int committed))
 	tx_hook = hook;
 }
 
-#define TX_ATTEMPTS 8
-
 static uint64_t tx_retries;
+
+int
+db_attempts(void)
+{
+	return tx_guard ? 12 : 8;
+}
 
 /*
  * Counts and logs a retry, then backs off a little more each time, so the
@@ -1173,7 +1218,7 @@ db_transact(struct db *db, int (*fn)(struct db *, void *), void *arg)
 
 	if (db->outer)
 		return transact_nested(db, fn, arg);
-	for (int attempt = 0; attempt < TX_ATTEMPTS; attempt++) {
+	for (int attempt = 0; attempt < db_attempts(); attempt++) {
 		if ((rc = db_begin(db)) != DB_OK)
 			return rc;
 		rc = fn(db, arg);

@@ -220,7 +220,7 @@ idempotent_attempt(struct req *req, const char *claim, int attempt, int *forget)
 		return 0;
 again:
 	db_outer_rollback(db);
-	if (attempt + 1 >= DB_OUTER_ATTEMPTS) {
+	if (attempt + 1 >= db_attempts()) {
 		*forget = 1;
 		req_db_fail(req, DB_RETRY);
 		return 0;

@@ -219,8 +219,12 @@ int db_in_transaction(const struct db *db);
  */
 void db_set_tx_hook(void (*hook)(int committed));
 
-/* Attempts a request-wide transaction gets before it is answered 500. */
-#define DB_OUTER_ATTEMPTS 8
+/*
+ * Attempts a transaction (or a request-wide one) gets before it fails:
+ * 8, or 12 on a Galera cluster (db_nodes or db_sync_wait set), where two
+ * nodes' transactions on the same rows meet only at commit.
+ */
+int db_attempts(void);
 
 /*
  * The statements this process sent to MariaDB and the microseconds it
