@@ -492,8 +492,15 @@ is "$twice" "" "no job was done twice (by job_id, over both workers' logs)"
 overtaken=$(cat "$XB_CLUSTER_DIR"/node[23]/log/xborder-worker.log | grep -c 'was done meanwhile by another worker\|was leased meanwhile by another worker' || true)
 wretried=$(cat "$XB_CLUSTER_DIR"/node[23]/log/xborder-worker.log | grep -c 'transaction retried' || true)
 diag "cluster: workers: $done_by jobs done; $wretried transactions retried on conflicts, $overtaken claims found overtaken at their last write"
+# Done in the database: one settlement job per transaction.  The logs
+# may hold fewer done lines: a batch whose node went as it committed may
+# have committed, unseen by its worker (it logs a database failure).
+is "$(node_sql 1 -e "SELECT COUNT(*) FROM jobs WHERE kind = 'settle' AND done_at IS NOT NULL
+        AND platform_id IN ('$L_ID', '$H_ID')")" "$ntx" "one settlement job done per transaction"
 njobs=$(grep 'outcome=done' "$W/jobs.log" | grep -c 'job=settle ')
-is "$njobs" "$ntx" "one settlement job done per transaction"
+unseen=$(cat "$XB_CLUSTER_DIR"/node[23]/log/xborder-worker.log | grep -c 'job loop: database failure' || true)
+ok "$((njobs <= ntx && (njobs == ntx || unseen > 0)))" \
+    "the workers logged $njobs of them done; any missing belong to batches whose node went at their commit ($unseen)"
 todo_ok "$((wretried * 100 < alljobs))" "the workers' conflict retries are under 1 % of their jobs ($wretried of $alljobs)" \
     "settlement still conflicts with the API's writes through the other node (in-transit and SANDBOX rows)"
 
