@@ -1234,6 +1234,23 @@ db_transact(struct db *db, int (*fn)(struct db *, void *), void *arg)
 }
 
 int
+db_transact_snapshot(struct db *db, int (*fn)(struct db *, void *), void *arg)
+{
+	static const char rr[] = "SET SESSION tx_isolation = 'REPEATABLE-READ'";
+	static const char rc_[] = "SET SESSION tx_isolation = 'READ-COMMITTED'";
+	int rc, rc2;
+
+	if (db->outer || db->in_tx)
+		return DB_ERR;
+	if ((rc = db_exec(db, rr, NULL, 0, NULL)) != DB_OK)
+		return rc;
+	rc = db_transact(db, fn, arg);
+	/* A connection lost meanwhile comes back READ COMMITTED (its init command). */
+	rc2 = db_exec(db, rc_, NULL, 0, NULL);
+	return rc != DB_OK ? rc : rc2;
+}
+
+int
 db_outer_begin(struct db *db, int attempt)
 {
 	int rc;

@@ -23,8 +23,13 @@ fault_arm(const char *spec)
 int
 fault_point(const char *name)
 {
-	if (armed[0] == '\0' || strcmp(armed, name) != 0)
+	size_t len = strlen(name);
+
+	if (armed[0] == '\0' || strncmp(armed, name, len) != 0 ||
+	    (armed[len] != '\0' && strcmp(armed + len, ":once") != 0))
 		return 0;
+	if (armed[len] == ':')
+		armed[0] = '\0';
 	log_msg(LOG_LVL_WARN, NULL, "fault point %s reached", name);
 	if (strncmp(name, "kill-", 5) == 0)
 		_exit(70);

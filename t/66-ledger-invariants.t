@@ -10,7 +10,8 @@
 # db_name the scratch's): clean first; then, one at a time, a hand-written
 # SQL change breaks one invariant, ledger-check exits 1 and exactly the
 # checks that change must break fail (naming the planted row), and undoing
-# the change makes it clean again.
+# the change makes it clean again.  Last, a transaction moved while
+# ledger-check reads is not a problem: the checks read one snapshot.
 . "$(dirname "${BASH_SOURCE[0]}")/lib/api.sh"
 . "$_API_LIB_DIR/money.sh"
 . "$_API_LIB_DIR/stack.sh"
@@ -213,5 +214,52 @@ fault "idempotency: a kept answer names a transaction that does not exist" idemp
 fault "idempotency: two kept answers name one transaction" idempotency "${K1_TX#Transaction:}" \
     "UPDATE idempotency_keys SET response_body = JSON_SET(response_body, '$.transactionId', '$K1_TX') WHERE platform_id = '$A' AND idem_key = '$RUN-2'" \
     "UPDATE idempotency_keys SET response_body = JSON_SET(response_body, '$.transactionId', '$K2_TX') WHERE platform_id = '$A' AND idem_key = '$RUN-2'"
+
+# --- one snapshot: a transaction that moves while ledger-check reads -------------
+# The checks read a page of transactions, then their entries.  A
+# transaction moved between the two reads must not be a problem: the run
+# reads one snapshot.  Postings look at the scratch's transactions since
+# this test's first only (one page), ledger-check pauses once before the
+# page's entries (fault point pause-checks-entries), and meanwhile the
+# held payout fails: the stack fails it through the sandbox helper, and
+# what that wrote for it is copied into the scratch in one transaction.
+cols_of() {
+    sql "SELECT GROUP_CONCAT(column_name ORDER BY ordinal_position) FROM information_schema.columns
+        WHERE table_schema = 'xborder' AND table_name = '$1' AND extra NOT LIKE '%GENERATED%'"
+}
+FIRST=$(ssql "SELECT DATE_FORMAT(MIN(created_at), '%Y-%m-%d %H:%i:%s.%f') FROM transactions WHERE platform_id IN ('$A', '$B')")
+ssql "UPDATE schema_migrations SET applied_at = '$FIRST' WHERE applied_at < '$FIRST'"
+check
+is "$CHECK_RC" 0 "the postings of this test's transactions alone: clean" || diag "$CHECK_OUT"
+like "$CHECK_OUT" 'check postings: ok \([0-9] transactions\)' "... fewer than 10 of them, one page"
+is "$(ssql "SELECT status FROM transactions WHERE id = '$TX_HELD'")" PENDING "the held payout is PENDING in the scratch"
+api "${PA[@]}" POST "/sandbox/transactions/Transaction:$TX_HELD/fail"
+is_status 200 "the stack fails the held payout"
+is "$(sql "SELECT status FROM transactions WHERE id = '$TX_HELD'")" FAILED "... FAILED in the stack"
+OUT=$_API_TMP/race.out
+XB_FAULT=pause-checks-entries:once "$CTL_BIN" -c "$SCRATCH_CONF" ledger-check >"$OUT" 2>&1 &
+CHECKER=$!
+paused() { grep -q 'fault point pause-checks-entries reached' "$OUT"; }
+wait_for paused 10
+ok "$((! $?))" "ledger-check paused between the transactions' page and its entries"
+le=$(cols_of ledger_entries) ev=$(cols_of webhook_events) tx=$(cols_of transactions)
+ssql "START TRANSACTION;
+    UPDATE internal_accounts a JOIN (SELECT account_id, SUM(amount) AS s FROM xborder.ledger_entries
+        WHERE transaction_id = '$TX_HELD' AND id NOT IN (SELECT id FROM ledger_entries) GROUP BY account_id) n
+        ON n.account_id = a.id SET a.balance = a.balance + n.s;
+    INSERT INTO ledger_entries ($le) SELECT $le FROM xborder.ledger_entries
+        WHERE transaction_id = '$TX_HELD' AND id NOT IN (SELECT id FROM ledger_entries);
+    INSERT INTO webhook_events ($ev) SELECT $ev FROM xborder.webhook_events
+        WHERE transaction_id = '$TX_HELD' AND id NOT IN (SELECT id FROM webhook_events);
+    DELETE FROM transactions WHERE id = '$TX_HELD';
+    INSERT INTO transactions ($tx) SELECT $tx FROM xborder.transactions WHERE id = '$TX_HELD';
+    DELETE FROM txn_counts WHERE platform_id = '$A';
+    INSERT INTO txn_counts SELECT * FROM xborder.txn_counts WHERE platform_id = '$A';
+    COMMIT"
+is "$(ssql "SELECT status FROM transactions WHERE id = '$TX_HELD'")" FAILED "... and FAILED in the scratch, while it paused"
+wait "$CHECKER"
+is "$?" 0 "ledger-check read one snapshot: clean" || diag "$(cat "$OUT")"
+check
+is "$CHECK_RC" 0 "... and the scratch as the move left it is clean too" || diag "$CHECK_OUT"
 
 done_testing

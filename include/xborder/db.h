@@ -192,6 +192,14 @@ void db_rollback(struct db *db);
 int db_transact(struct db *db, int (*fn)(struct db *, void *), void *arg);
 
 /*
+ * As db_transact(), but every read of fn sees one snapshot of the
+ * database, taken at its first read (REPEATABLE READ), where the
+ * session's other transactions read what is committed at each statement.
+ * For readers that compare tables with each other while writers run.
+ */
+int db_transact_snapshot(struct db *db, int (*fn)(struct db *, void *), void *arg);
+
+/*
  * A request-wide transaction, for a request whose every write must commit
  * together with its Idempotency-Key record.  db_outer_begin() opens it
  * (attempt > 0 backs off first, as db_transact's retries do); while it is

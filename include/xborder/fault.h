@@ -10,6 +10,9 @@
  *   kill-*    the worker process dies at once (_exit), as if killed
  *   pause-*   the worker sleeps FAULT_PAUSE_MS, to force an interleaving
  *   other     fault_point() returns 1 and the caller simulates the fault
+ * A point armed as NAME:once fires the first time it is reached only.
+ * xborderctl arms the point its environment's XB_FAULT names, for the
+ * whole command.
  */
 #ifndef XBORDER_FAULT_H
 #define XBORDER_FAULT_H

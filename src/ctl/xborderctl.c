@@ -37,6 +37,7 @@
 #include "xborder/db_transactions.h"
 #include "xborder/db_webhooks.h"
 #include "xborder/db_wh_keys.h"
+#include "xborder/fault.h"
 #include "xborder/money.h"
 #include "xborder/stats.h"
 #include "xborder/status.h"
@@ -819,6 +820,8 @@ main(int argc, char *argv[])
 			break;
 	if (c == commands + NCOMMANDS)
 		usage();
+	/* Test builds only (fault.h): a pause where a test wants one. */
+	fault_arm(getenv("XB_FAULT"));
 	if (conf_load(&conf, paths[0], err, sizeof(err)) < 0)
 		die("%s", err);
 	for (size_t i = 1; i < npaths; i++)
