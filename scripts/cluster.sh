@@ -61,6 +61,8 @@ usage: $PROG cluster COMMAND
   kill N                 SIGKILL node N's mariadbd (a crash, for tests)
   start N                start node N again (it rejoins, by IST if it can)
   stop N                 stop node N cleanly
+  worker stop|start N    stop or start only the xborder-worker of node N
+                         (2 or 3)
   sql N [ARGS...]        the mariadb client as root on node N's socket
   env                    print the env file
   test [PROVE ARGS]      run prove (default: -r t/) against the cluster, with
@@ -221,7 +223,7 @@ cl_node_start() {
         --wsrep-node-name="node$n" --wsrep-node-address="127.0.0.1:$CL_GCOMM_PORT" \
         --wsrep-node-incoming-address="127.0.0.1:$CL_SQL_PORT" \
         --wsrep-sst-method=rsync --wsrep-sst-receive-address="127.0.0.1:$CL_SST_PORT" \
-        --wsrep-slave-threads=2 \
+        --wsrep-slave-threads=2 --wsrep-log-conflicts=ON \
         --wsrep-provider-options="gmcast.listen_addr=tcp://127.0.0.1:$CL_GCOMM_PORT;ist.recv_addr=127.0.0.1:$CL_IST_PORT;gcache.size=256M;$CL_EVS" \
         ${extra[@]+"${extra[@]}"}
     pid=$SPAWNED
@@ -593,6 +595,13 @@ cmd_cluster() {
     stop)
         cl_node "${1:?usage: $PROG cluster stop N}"
         stop_comp db 120
+        ;;
+    worker)
+        case ${1:-}:${2:-} in
+        stop:2 | stop:3) cl_node "$2" && stop_comp worker 30 ;;
+        start:2 | start:3) cl_node "$2" && worker_start ;;
+        *) die "usage: $PROG cluster worker stop|start N (2 or 3)" ;;
+        esac
         ;;
     sql)
         cl_node "${1:?usage: $PROG cluster sql N [ARGS]}"

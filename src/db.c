@@ -69,8 +69,6 @@ struct db {
 	int		 outer_resavepoint; /* the retry is for savepoints, not a conflict */
 	int		 in_tx;		/* between db_begin and its commit or rollback */
 	size_t		 node;		/* 0: the configured node; i: db_nodes[i - 1] */
-	int64_t		 home_try_ms;	/* when a connection elsewhere last tried node 0 */
-	int64_t		 home_wait_ms;	/* ... and how long until it tries again */
 	char		 err[256];
 };
 
@@ -173,12 +171,15 @@ db_count_shard(void)
 
 /*
  * A Galera cluster's nodes (db_nodes): a node that failed is passed over
- * for NODE_DOWN_MS while another serves, and a connection to another node
- * tries its own node again after FAILBACK_MS, between transactions, with
- * a connect timeout of FAILBACK_TIMEOUT_S; after a try that failed slowly
- * (FAILBACK_SLOW_MS or more: a host that is down without refusing
- * connections costs a request that timeout), twice as long, up to
- * FAILBACK_MAX_MS.
+ * for NODE_DOWN_MS while another serves.  The process's work goes through
+ * the node it wants (want_node: its configured node, or the node that
+ * db_want_node() named for a request): a connection elsewhere moves there
+ * between transactions, at once when that node has not failed, else when
+ * it has not for FAILBACK_MS, tried with a connect timeout of
+ * FAILBACK_TIMEOUT_S; after a try that failed slowly (FAILBACK_SLOW_MS or
+ * more: a host that is down without refusing connections costs a request
+ * that timeout), twice as long, up to FAILBACK_MAX_MS.  The connection
+ * left is kept (spare) for the next move back.
  */
 #define NODE_DOWN_MS 2000
 #define FAILBACK_MS 3000
@@ -188,6 +189,9 @@ db_count_shard(void)
 #define CONNECT_TIMEOUT_S 5
 
 static int64_t node_down_ms[1 + CONF_DB_NODES_MAX];
+static int64_t node_wait_ms[1 + CONF_DB_NODES_MAX];
+static size_t want_node;
+static struct db *spare[1 + CONF_DB_NODES_MAX];
 
 /* Node i's address: 0 the configured one, else db_nodes[i - 1]. */
 static void
@@ -305,8 +309,6 @@ open_node(const struct conf *c, size_t i, unsigned timeout, char *err, size_t er
 	}
 	tock(t0);
 	db->node = i;
-	db->home_try_ms = now_ms();
-	db->home_wait_ms = FAILBACK_MS;
 	if (!node_ready(c, db)) {
 		snprintf(err, errlen, "%s", db->err);
 		db_close(db);
@@ -316,19 +318,23 @@ open_node(const struct conf *c, size_t i, unsigned timeout, char *err, size_t er
 }
 
 /*
- * A connection to the configured node, or, with db_nodes, to the first of
- * the cluster's nodes that serves: those that failed in the last
- * NODE_DOWN_MS are tried last.  err holds the last node's failure.
+ * A connection to the wanted node, or, with db_nodes, to the first of the
+ * cluster's nodes that serves (the wanted one first, then the configured
+ * one, then db_nodes in order): those that failed in the last NODE_DOWN_MS
+ * are tried last.  err holds the last node's failure.
  */
-struct db *
-db_open(const struct conf *c, char *err, size_t errlen)
+static struct db *
+open_wanted(const struct conf *c, size_t want, char *err, size_t errlen)
 {
 	size_t n = 1 + c->db_nnodes;
 	char name[300], first[300] = "";
 	struct db *db;
 
+	if (want >= n)
+		want = 0;
 	for (int pass = 0; pass < 2; pass++)
-		for (size_t i = 0; i < n; i++) {
+		for (size_t k = 0; k < n; k++) {
+			size_t i = k == 0 ? want : k <= want ? k - 1 : k;
 			int recent = node_down_ms[i] != 0 &&
 			    now_ms() - node_down_ms[i] < NODE_DOWN_MS;
 
@@ -336,10 +342,11 @@ db_open(const struct conf *c, char *err, size_t errlen)
 				continue;
 			if ((db = open_node(c, i, CONNECT_TIMEOUT_S, err, errlen)) != NULL) {
 				node_down_ms[i] = 0;
-				if (i > 0) {
+				if (i != want) {
 					node_name(c, i, name, sizeof(name));
 					log_msg(LOG_LVL_WARN, NULL, "database: connected to node %s"
-					    " (the configured node failed: %s)", name, first);
+					    " (the %s node failed: %s)", name,
+					    want == 0 ? "configured" : "wanted", first);
 				}
 				return db;
 			}
@@ -353,6 +360,12 @@ db_open(const struct conf *c, char *err, size_t errlen)
 			}
 		}
 	return NULL;
+}
+
+struct db *
+db_open(const struct conf *c, char *err, size_t errlen)
+{
+	return open_wanted(c, 0, err, errlen);
 }
 
 /* Between transactions: no statement of a request's work is pending. */
@@ -378,33 +391,81 @@ conn_closed(struct db *db)
 	return p.fd < 0 || poll(&p, 1, 0) != 0;
 }
 
+/* The spare connection to node i, if it is still open. */
+static struct db *
+spare_take(size_t i)
+{
+	struct db *db = spare[i];
+
+	spare[i] = NULL;
+	if (db != NULL && conn_closed(db)) {
+		db_close(db);
+		db = NULL;
+	}
+	return db;
+}
+
 /*
- * A connection to another node than the configured one tries that node
- * again from time to time (FAILBACK_MS), between transactions: when it
- * serves again, the connection moves back to it.
+ * Moves the process's connection to the node it wants, between
+ * transactions, when that node serves (see NODE_DOWN_MS above).
  */
 static void
-failback(const struct conf *c)
+move_to_wanted(const struct conf *c)
 {
-	struct db *home;
+	size_t i = want_node;
+	struct db *db;
 	char err[256], name[300];
+	int64_t t0;
 
-	if (process_db == NULL || process_db->node == 0 || !between_transactions(process_db) ||
-	    now_ms() - process_db->home_try_ms < process_db->home_wait_ms)
+	if (process_db == NULL || process_db->node == i || !between_transactions(process_db))
 		return;
-	process_db->home_try_ms = now_ms();
-	if ((home = open_node(c, 0, FAILBACK_TIMEOUT_S, err, sizeof(err))) == NULL) {
-		/* Refused at once, it costs nothing; a timeout, a request's wait. */
-		if (now_ms() - process_db->home_try_ms >= FAILBACK_SLOW_MS &&
-		    process_db->home_wait_ms < FAILBACK_MAX_MS)
-			process_db->home_wait_ms *= 2;
-		return;
+	if ((db = spare_take(i)) == NULL) {
+		if (node_wait_ms[i] == 0)
+			node_wait_ms[i] = FAILBACK_MS;
+		if (node_down_ms[i] != 0 && now_ms() - node_down_ms[i] < node_wait_ms[i])
+			return;
+		t0 = now_ms();
+		if ((db = open_node(c, i, FAILBACK_TIMEOUT_S, err, sizeof(err))) == NULL) {
+			/* Refused at once, it costs nothing; a timeout, a request's wait. */
+			if (now_ms() - t0 >= FAILBACK_SLOW_MS && node_wait_ms[i] < FAILBACK_MAX_MS)
+				node_wait_ms[i] *= 2;
+			node_down_ms[i] = now_ms();
+			return;
+		}
+		if (node_down_ms[i] != 0) {
+			node_name(c, i, name, sizeof(name));
+			log_msg(LOG_LVL_INFO, NULL, "database: back on the %s node %s",
+			    i == 0 ? "configured" : "wanted", name);
+		}
+		node_down_ms[i] = 0;
+		node_wait_ms[i] = FAILBACK_MS;
 	}
-	node_down_ms[0] = 0;
-	node_name(c, 0, name, sizeof(name));
-	log_msg(LOG_LVL_INFO, NULL, "database: back on the configured node %s", name);
-	db_close(process_db);
-	process_db = home;
+	db_close(spare[process_db->node]);
+	spare[process_db->node] = process_db;
+	process_db = db;
+}
+
+int
+db_want_node(const struct conf *c, const char *name)
+{
+	char have[300];
+	size_t found = 0;
+
+	for (size_t i = 0; name != NULL && c->db_nnodes > 0 && i <= c->db_nnodes; i++) {
+		node_name(c, i, have, sizeof(have));
+		if (strcmp(have, name) == 0) {
+			found = i;
+			break;
+		}
+	}
+	want_node = found;
+	return (int)found;
+}
+
+void
+db_node_name(const struct conf *c, const struct db *db, char *out, size_t len)
+{
+	node_name(c, db->node, out, len);
 }
 
 void
@@ -437,7 +498,7 @@ db_handle(const struct conf *c)
 	 */
 	if (process_db != NULL && between_transactions(process_db) && conn_closed(process_db))
 		db_handle_reset();
-	failback(c);
+	move_to_wanted(c);
 	/*
 	 * A connection that sat idle may have been closed by a server restart
 	 * or wait_timeout; find out now, with one round trip, rather than
@@ -448,7 +509,7 @@ db_handle(const struct conf *c)
 		db_handle_reset();
 	process_db_used_ms = now_ms();
 	if (process_db == NULL) {
-		process_db = db_open(c, err, sizeof(err));
+		process_db = open_wanted(c, want_node, err, sizeof(err));
 		if (process_db == NULL)
 			log_msg(LOG_LVL_ERROR, NULL, "database connection failed: %s", err);
 	}

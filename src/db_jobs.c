@@ -60,28 +60,55 @@ done_sql(size_t n)
 	return made[n];
 }
 
+/* claim_sql's statement for n ids: those still due, locked unless another worker holds them. */
+static const char *
+claim_sql(size_t n)
+{
+	static char *made[JOB_BATCH_MAX + 1];
+
+	if (n == 0 || n > JOB_BATCH_MAX)
+		abort();
+	if (made[n] == NULL)
+		made[n] = db_sql_list("SELECT id, kind, ref_id, platform_id, attempts FROM jobs"
+		    " WHERE done_at IS NULL AND id IN (", "?", ", ", n,
+		    ") ORDER BY run_at FOR UPDATE SKIP LOCKED");
+	return made[n];
+}
+
 /*
- * Claims up to j->limit due jobs (oldest first, skipping those another
- * worker holds), runs each and marks them all done, in the caller's
- * transaction: one commit for the batch.
+ * Claims up to j->limit due jobs of the worker's share (oldest first,
+ * skipping those another worker holds), runs each and marks them all
+ * done, in the caller's transaction: one commit for the batch.  The due
+ * jobs are read first without a lock, then locked by id: a locking read
+ * of the due index would lock the other shares' rows it passes, and on a
+ * Galera cluster another node's worker marking one of those done would
+ * abort this whole batch.
  */
 static int
 job_tx(struct db *db, void *arg)
 {
-	static const char claim[] =
-	    "SELECT id, kind, ref_id, platform_id, attempts FROM jobs"
+	static const char due[] =
+	    "SELECT id FROM jobs"
 	    " WHERE done_at IS NULL AND run_at <= UTC_TIMESTAMP(3)" DB_SHARD_SQL("platform_id")
-	    " ORDER BY run_at LIMIT ? FOR UPDATE SKIP LOCKED";
+	    " ORDER BY run_at LIMIT ?";
 	struct job_args *j = arg;
 	struct db_val a[] = { DBI(j->shard->n), DBI(j->shard->k), DBI(j->shard->n),
 	    DBI(j->shard->n), DBI(j->limit) }, d[JOB_BATCH_MAX];
 	unsigned char done[JOB_BATCH_MAX];
 	struct db_rows r;
+	size_t nd;
 	uint64_t n = 0;
 	int rc;
 
 	j->claimed = 0;
-	if ((rc = db_query(db, claim, a, NARGS(a), &r)) != DB_OK)
+	if ((rc = db_query(db, due, a, NARGS(a), &r)) != DB_OK)
+		return rc;
+	for (nd = 0; nd < r.nrows && nd < j->limit; nd++)
+		d[nd] = DBI(db_cell_i64(&r, nd, 0));
+	db_rows_free(&r);
+	if (nd == 0)
+		return DB_OK;
+	if ((rc = db_query(db, claim_sql(nd), d, nd, &r)) != DB_OK)
 		return rc;
 	for (size_t i = 0; i < r.nrows && i < j->limit; i++) {
 		struct job *x = &j->job[i];
@@ -123,14 +150,36 @@ job_tx(struct db *db, void *arg)
 }
 
 int
-db_worker_beat(struct db *db, const struct db_shard *shard)
+db_worker_beat(struct db *db, const struct db_shard *shard, const char *node)
 {
 	static const char sql[] =
-	    "INSERT INTO worker_beats (shards, shard, beat_at) VALUES (?, ?, UTC_TIMESTAMP(3))"
-	    " ON DUPLICATE KEY UPDATE beat_at = VALUES(beat_at)";
-	struct db_val a[] = { DBI(shard->n), DBI(shard->k) };
+	    "INSERT INTO worker_beats (shards, shard, beat_at, node) VALUES (?, ?, UTC_TIMESTAMP(3), ?)"
+	    " ON DUPLICATE KEY UPDATE beat_at = VALUES(beat_at), node = VALUES(node)";
+	struct db_val a[] = { DBI(shard->n), DBI(shard->k), DBS(node) };
 
 	return db_exec(db, sql, a, NARGS(a), NULL);
+}
+
+int
+db_platform_node(struct db *db, const char *platform, char *node, size_t len)
+{
+	static const char sql[] =
+	    "SET STATEMENT wsrep_sync_wait = 0 FOR"
+	    " SELECT b.node FROM worker_beats b WHERE b.shards > 0 AND b.node <> ''"
+	    " AND b.shard = MOD(CRC32(?), b.shards)"
+	    " AND b.beat_at >= UTC_TIMESTAMP(3) - INTERVAL " DB_SHARD_TAKEOVER_SQL " SECOND"
+	    " ORDER BY b.beat_at DESC LIMIT 1";
+	struct db_val a[] = { DBS(platform) };
+	struct db_rows r;
+	int rc;
+
+	node[0] = '\0';
+	if ((rc = db_query(db, sql, a, NARGS(a), &r)) != DB_OK)
+		return rc;
+	if (r.nrows > 0)
+		str_copy(node, len, db_cell(&r, 0, 0));
+	db_rows_free(&r);
+	return DB_OK;
 }
 
 int

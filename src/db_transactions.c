@@ -241,6 +241,31 @@ db_txn_lock_many(struct db *db, const char *const *platforms, const char *const 
 }
 
 int
+db_txn_customers_but(struct db *db, const char *const *platforms, const char *const *ids,
+    size_t n, const char *kind, const char *status, const char *outcome, struct db_rows *out)
+{
+	static char *made[TXN_BATCH_MAX + 1];
+	struct db_val a[3 + 3 * TXN_BATCH_MAX];
+	size_t k;
+
+	memset(out, 0, sizeof(*out));
+	if (n == 0)
+		return DB_OK;
+	if (n > TXN_BATCH_MAX)
+		return DB_ERR;
+	if (made[n] == NULL)
+		made[n] = pairs_sql("SELECT DISTINCT platform_id, customer_id"
+		    " FROM transactions FORCE INDEX (PRIMARY)"
+		    " WHERE customer_id IS NOT NULL AND NOT (kind = ? AND status = ? AND outcome = ?)"
+		    " AND id IN (", n, ") ORDER BY customer_id");
+	a[0] = DBS(kind);
+	a[1] = DBS(status);
+	a[2] = DBS(outcome);
+	k = 3 + bind_pairs(a + 3, platforms, ids, n);
+	return db_query(db, made[n], a, k, out);
+}
+
+int
 db_txn_change_explain(struct db *db, const char *platform, const char *id, size_t n,
     int lock, struct db_rows *out)
 {

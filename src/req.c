@@ -16,6 +16,7 @@
 #include "xborder/conf.h"
 #include "xborder/db.h"
 #include "xborder/db_idem.h"
+#include "xborder/db_jobs.h"
 #include "xborder/db_transactions.h"
 #include "xborder/fault.h"
 #include "xborder/handlers.h"
@@ -24,6 +25,48 @@
 #include "xborder/resp.h"
 #include "xborder/stats.h"
 #include "xborder/util.h"
+
+/*
+ * On a cluster (db_nodes), the request's work goes through the node where
+ * its platform's worker writes (db_platform_node): writes of one platform
+ * from two nodes at once would make one of them roll back (a Galera
+ * certification conflict), where on one node they wait for each other's
+ * locks.  No worker beating for it, or its node not serving: the pool's
+ * own node, or the next that serves.  What the heartbeats say is kept for
+ * NODE_KEEP_MS per platform (the last NODE_CACHE platforms): a worker that
+ * moves is followed within a heartbeat and that.
+ */
+#define NODE_CACHE 8
+#define NODE_KEEP_MS 1000
+
+static void
+to_platform_node(struct req *req)
+{
+	static struct {
+		char	 platform[37];
+		char	 node[300];
+		int64_t	 at;
+	} seen[NODE_CACHE];
+	static size_t next;
+	size_t i;
+	struct db *db;
+
+	if (req->conf->db_nnodes == 0 || req->platform_id[0] == '\0')
+		return;
+	for (i = 0; i < NODE_CACHE; i++)
+		if (strcmp(seen[i].platform, req->platform_id) == 0)
+			break;
+	if (i == NODE_CACHE || now_ms() - seen[i].at >= NODE_KEEP_MS) {
+		if (i == NODE_CACHE)
+			i = next++ % NODE_CACHE;
+		str_copy(seen[i].platform, sizeof(seen[i].platform), req->platform_id);
+		seen[i].at = now_ms();
+		if ((db = db_handle(req->conf)) == NULL ||
+		    db_platform_node(db, req->platform_id, seen[i].node, sizeof(seen[i].node)) != DB_OK)
+			seen[i].node[0] = '\0';
+	}
+	db_want_node(req->conf, seen[i].node[0] != '\0' ? seen[i].node : NULL);
+}
 
 /* Steps before the handler; returns 0 to run it, -1 when answered. */
 static int
@@ -60,6 +103,7 @@ pre_handler(struct req *req)
 	}
 	if ((req->route->flags & RF_PLATFORM_HDR) && platform_scope_or_reply(req) < 0)
 		return -1;
+	to_platform_node(req);
 	if ((req->route->flags & (RF_BODY | RF_BODY_OPT | RF_BODY_NONE)) &&
 	    http_body_or_reply(req) < 0)
 		return -1;

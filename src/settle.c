@@ -118,17 +118,47 @@ struct settle_batch {
 	size_t		n;
 };
 
+/*
+ * The customer rows the batch's other jobs lock (settle_run), all first
+ * and in id order: a job that locked a customer after the batch took an
+ * account or a count (its payouts' move, an earlier job's postings) would
+ * wait for a request that holds the customer (db_customer_lock's order)
+ * while that request waits for the account: a deadlock.
+ */
+static int
+lock_customers(struct db *db, const struct job *jobs, size_t n)
+{
+	const char *platforms[JOB_BATCH_MAX] = { NULL }, *ids[JOB_BATCH_MAX] = { NULL };
+	struct db_rows r;
+	int rc = DB_OK;
+
+	for (size_t i = 0; i < n && i < JOB_BATCH_MAX; i++) {
+		platforms[i] = jobs[i].platform_id;
+		ids[i] = jobs[i].ref_id;
+	}
+	if ((rc = db_txn_customers_but(db, platforms, ids, n < JOB_BATCH_MAX ? n : JOB_BATCH_MAX,
+	    "TRANSFER_OUT", "PENDING", "COMPLETES", &r)) != DB_OK)
+		return rc;
+	for (size_t i = 0; i < r.nrows && rc == DB_OK; i++)
+		if ((rc = db_customer_lock(db, db_cell(&r, i, 0), db_cell(&r, i, 1), NULL)) == DB_GONE)
+			rc = DB_OK;
+	db_rows_free(&r);
+	return rc;
+}
+
 static int
 settle_begin(struct db *db, const struct job *jobs, size_t n, unsigned char *ran, void *arg)
 {
 	struct settle_batch *b = arg;
-	const char *platforms[JOB_BATCH_MAX], *ids[JOB_BATCH_MAX];
+	const char *platforms[JOB_BATCH_MAX] = { NULL }, *ids[JOB_BATCH_MAX] = { NULL };
 	size_t m = 0;
 	int rc;
 
 	for (size_t i = 0; i < b->n; i++)
 		txn_free(&b->t[i]);	/* of an attempt that was rolled back */
 	b->n = 0;
+	if ((rc = lock_customers(db, jobs, n)) != DB_OK)
+		return rc;
 	for (size_t i = 0; i < n && i < JOB_BATCH_MAX; i++)
 		if (strcmp(jobs[i].kind, "settle") == 0) {
 			platforms[m] = jobs[i].platform_id;

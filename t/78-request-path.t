@@ -347,11 +347,12 @@ ok "$(awk -v s="$st" -v n="$K" 'BEGIN { exit !(s / n <= 14.5) }' && echo 1)" \
 # its size, so the lines of the payouts' jobs add up to what settling
 # them cost.  The worker is stopped (SIGSTOP) while they are made, so
 # that all 40 are due when it goes on: batches of 16, 16 and 8.  Payouts
-# that complete settle as a set (settle.c): per batch the claim,
+# that complete settle as a set (settle.c): per batch the due jobs' read
+# and their claim, the read of the customers other jobs would lock,
 # autocommit, one statement locking the batch's transactions, one
 # changing their status, one counting them, one queueing their events,
 # the balances' lock and change and the postings of one posting set, the
-# jobs marked done and the commit: 11, 0.83 per job, up to 17 more for
+# jobs marked done and the commit: 13, 0.98 per job, up to 17 more for
 # the worker's first look at a platform's in-transit shards and SANDBOX
 # account, and a batch more if the jobs fall due apart: at most 1.6.
 # Settled one by one (a customer lock, the transaction read twice, its own

@@ -43,6 +43,7 @@ if [[ ${XB_CLUSTER:-0} != 1 ]]; then
 fi
 . "$(dirname "${BASH_SOURCE[0]}")/lib/api.sh"
 . "$(dirname "${BASH_SOURCE[0]}")/lib/webhooks.sh"
+. "$_API_LIB_DIR/money.sh"
 no_plan
 
 [[ -n ${XB_CLUSTER_DIR:-} && -n ${XB_NODE1_SOCK:-} ]] ||
@@ -330,18 +331,28 @@ for n in 1 2 3; do
     is "$(grep -c 'rsync SST completed' "$W/rejoin.$n.log")" 0 "node $n needed no full state transfer (SST)"
 done
 
-# Each pool and worker came back to its own node: xborder's connections
-# per node (pool 1: node 1; pool 2 and worker 2: node 2; worker 3: node
-# 3), and the logs say they moved away and back.
+# Each worker came back to its own node (worker 2: node 2, worker 3: node
+# 3), as its heartbeat says, which is where the pools send its share's
+# platforms; every node serves xborder connections; and the logs say each
+# node's processes moved away and back.
 for n in 1 2 3; do
     conns[n]=$(node_sql "$n" -e "SELECT COUNT(*) FROM information_schema.PROCESSLIST WHERE USER = 'xborder'")
 done
 diag "cluster: xborder's connections per node after the run: ${conns[1]} ${conns[2]} ${conns[3]}"
-ok "$((conns[1] > 0 && conns[2] > conns[3] && conns[3] > 0))" "every node serves its own pool or worker again (${conns[1]}, ${conns[2]}, ${conns[3]} connections)"
+ok "$((conns[1] > 0 && conns[2] > 0 && conns[3] > 0))" "every node serves xborder connections again (${conns[1]}, ${conns[2]}, ${conns[3]})"
+wait_beats() {
+    [[ $(node_sql 1 -e "SELECT GROUP_CONCAT(shard, '=', node ORDER BY shard SEPARATOR ' ') FROM worker_beats
+        WHERE shards = 2 AND beat_at >= UTC_TIMESTAMP(3) - INTERVAL 10 SECOND") == "0=$XB_NODE2_SOCK 1=$XB_NODE3_SOCK" ]]
+}
+wait_for wait_beats 15
+ok "$((! $?))" "each worker writes through its own node again, as its heartbeat says (share 0: node 2, share 1: node 3)"
 for n in 1 2 3; do
     moved=$(cat "$XB_CLUSTER_DIR/node$n"/log/xborder-*.log 2>/dev/null | grep -c 'database: connected to node' || true)
-    home=$(cat "$XB_CLUSTER_DIR/node$n"/log/xborder-*.log 2>/dev/null | grep -c 'database: back on the configured node' || true)
-    ok "$((moved > 0 && home > 0))" "node $n's processes served through another node while it was out ($moved) and came back ($home)"
+    ok "$((moved > 0))" "node $n's processes served through another node while a node they used was out ($moved)"
+done
+for n in 2 3; do
+    home=$(grep -c 'database: back on the configured node' "$XB_CLUSTER_DIR/node$n/log/xborder-worker.log" || true)
+    ok "$((home > 0))" "worker $n came back to its own node ($home)"
 done
 
 # --- everything settles --------------------------------------------------------------------------
@@ -501,8 +512,13 @@ njobs=$(grep 'outcome=done' "$W/jobs.log" | grep -c 'job=settle ')
 unseen=$(cat "$XB_CLUSTER_DIR"/node[23]/log/xborder-worker.log | grep -c 'job loop: database failure' || true)
 ok "$((njobs <= ntx && (njobs == ntx || unseen > 0)))" \
     "the workers logged $njobs of them done; any missing belong to batches whose node went at their commit ($unseen)"
-todo_ok "$((wretried * 100 < alljobs))" "the workers' conflict retries are under 1 % of their jobs ($wretried of $alljobs)" \
-    "settlement still conflicts with the API's writes through the other node (in-transit and SANDBOX rows)"
+ok "$((wretried * 100 < alljobs))" "the workers' conflict retries are under 1 % of their jobs ($wretried of $alljobs)"
+# The pools write each platform through its worker's node: their
+# requests meet neither each other's writes nor the worker's on another
+# node.
+aretried=$(cat "$XB_CLUSTER_DIR"/node[12]/log/xborder-fcgi.log | grep -c 'transaction retried' || true)
+diag "cluster: pools: $aretried transactions retried on conflicts, for $requests decided requests"
+ok "$((aretried * 100 < requests))" "the pools' conflict retries are under 1 % of the decided requests ($aretried of $requests)"
 
 # --- webhooks: delivered by H's worker, each as many times as its attempts say ---------------------
 node_sql 1 -e "SELECT CONCAT('Webhook:', id), attempts, status FROM webhook_events WHERE platform_id = '$H_ID'" >"$W/events.tsv"
@@ -534,4 +550,29 @@ od=$(grep 'msg=delivery' "$XB_CLUSTER_DIR/node$((5 - H_WORKER))/log/xborder-work
 ok "$((hd > 0 && od * 100 <= hd))" "H's webhooks were delivered by the worker of its share ($hd deliveries; $od by the other)"
 
 diag "cluster: settled ${settle_secs}s after the last request; $nev webhook events ($again delivered again after the node loss)"
+
+# --- a worker gone: the other takes its share -------------------------------------------------------
+# H's worker stops (its node serves on); H's payouts then wait until its
+# heartbeat is 10 s old, and the other worker settles them; started again,
+# H's worker takes its share back.
+O_WORKER=$((5 - H_WORKER))
+cluster worker stop "$H_WORKER" || BAIL_OUT "worker $H_WORKER did not stop"
+stopped=$(wc -l <"$XB_CLUSTER_DIR/node$O_WORKER/log/xborder-worker.log")
+H_EXT=$(jq -r '.customers[0].ok' "$W/H.plan")
+gone=()
+for i in 1 2 3; do
+    api --as "$H_CID" "$H_SECRET" POST /transfer-out "$(xfer_body "${H_INT[0]}" "$H_EXT" 100)"
+    [[ $STATUS == 201 ]] && gone+=("$(jr .transactionId)")
+done
+is "${#gone[@]}" 3 "worker $H_WORKER stopped: H's payouts are still taken (201)"
+for id in "${gone[@]}"; do
+    wait_status "$id" '^COMPLETED$' 40 --as "$H_CID" "$H_SECRET"
+done
+is "$(jr .status)" COMPLETED "... and settle: the last one COMPLETED"
+took=$(tail -n +"$((stopped + 1))" "$XB_CLUSTER_DIR/node$O_WORKER/log/xborder-worker.log" |
+    grep 'outcome=done' | grep "platform_id=$H_ID " | grep -c 'job=settle ' || true)
+is "$took" 3 "worker $O_WORKER settled the 3 of H's share once worker $H_WORKER was 10 s silent"
+cluster worker start "$H_WORKER" || BAIL_OUT "worker $H_WORKER did not start again"
+wait_for wait_beats 15
+ok "$((! $?))" "worker $H_WORKER beats again, through its own node: the share is its own again"
 done_testing

@@ -176,6 +176,18 @@ int64_t db_cell_i64(const struct db_rows *r, size_t row, size_t col);
 /* Frees a result set. */
 void db_rows_free(struct db_rows *r);
 
+/*
+ * On a cluster (db_nodes), the node named name (its socket or host:port,
+ * as db_nodes or db_socket/db_host spell it) is where db_handle() takes
+ * the process's work from now on, between transactions, while it serves;
+ * NULL or a name not configured: the configured node.  Returns the node's
+ * index (0: the configured one).  Without db_nodes it does nothing.
+ */
+int db_want_node(const struct conf *c, const char *name);
+
+/* The name of the node db is connected to, as db_want_node() takes it. */
+void db_node_name(const struct conf *c, const struct db *db, char *out, size_t len);
+
 /* Transactions: begin turns autocommit off, commit/rollback turn it on. */
 int db_begin(struct db *db);
 int db_commit(struct db *db);

@@ -57,7 +57,13 @@ int db_job_run(struct db *db, const struct db_shard *shard, const struct job_han
  * The worker of shard says it is alive (worker_beats): another worker
  * takes its share when it has not for DB_SHARD_TAKEOVER_S seconds.
  */
-int db_worker_beat(struct db *db, const struct db_shard *shard);
+int db_worker_beat(struct db *db, const struct db_shard *shard, const char *node);
+
+/*
+ * The node (as db_node_name() names it) where the live worker whose share
+ * holds platform writes, into node (empty: none beats); DB_OK or a failure.
+ */
+int db_platform_node(struct db *db, const char *platform, char *node, size_t len);
 
 /* Queues a job to run after delay_ms (inside the caller's transaction). */
 int db_job_add(struct db *db, const char *kind, const char *ref_id, const char *platform,

@@ -121,6 +121,15 @@ int db_txn_lock_many(struct db *db, const char *const *platforms, const char *co
     size_t *nout);
 
 /*
+ * The customers (platform_id, customer_id; in customer id order, each
+ * once) of those of the n transactions (platforms[i], ids[i]) that are
+ * not of the given kind, status and outcome, read without a lock, into
+ * out (the caller frees it with db_rows_free).
+ */
+int db_txn_customers_but(struct db *db, const char *const *platforms, const char *const *ids,
+    size_t n, const char *kind, const char *status, const char *outcome, struct db_rows *out);
+
+/*
  * EXPLAIN of db_txn_lock_many's statement (lock) or of the status change's
  * (else) over n pairs of platform and id.  For xborderctl explain-lists.
  */

@@ -318,7 +318,10 @@ run_jobs(const struct conf *conf, struct deliveries *hooks, const struct job_han
 		backoff = IDLE_SLEEP_MS;
 		/* Alive: this worker's share is its own (db_worker_beat). */
 		if (now_ms() - last_beat >= BEAT_EVERY_MS) {
-			if (db_worker_beat(db, &shard) == DB_OK)
+			char node[300];
+
+			db_node_name(conf, db, node, sizeof(node));
+			if (db_worker_beat(db, &shard, node) == DB_OK)
 				last_beat = now_ms();
 			else
 				log_msg(LOG_LVL_WARN, NULL, "worker heartbeat not recorded");

@@ -122,20 +122,6 @@ ok() {
     esac
 }
 
-# todo_ok VALUE NAME REASON: a known shortfall, as TAP's TODO directive:
-# reported (ok or not ok, with REASON), never counted as a failure.
-todo_ok() {
-    local v=${1:-} name=${2:-} why=${3:-}
-    TAP_RUN=$((TAP_RUN + 1))
-    name=${name//\\/\\\\}
-    name=${name//#/\\#}
-    name=${name//$'\n'/ }
-    case $v in
-        '' | 0 | false | null) printf 'not ok %d - %s # TODO %s\n' "$TAP_RUN" "$name" "$why" ;;
-        *) printf 'ok %d - %s # TODO %s\n' "$TAP_RUN" "$name" "$why" ;;
-    esac
-}
-
 pass() { _tap_result 1 "${1:-}"; }
 fail() { _tap_result 0 "${1:-}"; }
 
