@@ -446,6 +446,9 @@ cl_up() {
     ensure_packages
     [ -r "$GALERA_PROVIDER" ] || die "no Galera provider at $GALERA_PROVIDER (apt-get install galera-4)"
     build "$bdir" "$@"
+    # Each node's processes, and the front (cl_front: xborderctl), use it.
+    mkdir -p "$CL_DIR"
+    echo "$bdir" >"$CL_DIR/builddir"
     for ((n = 1; n <= CL_NODES; n++)); do
         mkdir -p "$CL_DIR/node$n"
         echo "$bdir" >"$CL_DIR/node$n/builddir"
