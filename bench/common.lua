@@ -74,13 +74,16 @@ end
 
 -- done: one line bench/run parses, latencies in microseconds.  wrk counts
 -- any status >= 400 in errors.status (the API never answers 1xx or 3xx).
-function M.done(summary, latency, requests)
+-- extra: more integer fields for the line (mixed.lua's reads and writes).
+function M.done(summary, latency, requests, extra)
    local e = summary.errors
+   local more = ""
+   for k, v in pairs(extra or {}) do more = more .. string.format(',"%s":%d', k, v) end
    io.write(string.format(
       'XB_RESULT {"requests":%d,"duration_us":%d,"p50_us":%d,"p99_us":%d,' ..
-      '"max_us":%d,"connect":%d,"read":%d,"write":%d,"timeout":%d,"status":%d}\n',
+      '"max_us":%d,"connect":%d,"read":%d,"write":%d,"timeout":%d,"status":%d%s}\n',
       summary.requests, summary.duration, latency:percentile(50), latency:percentile(99),
-      latency.max, e.connect, e.read, e.write, e.timeout, e.status))
+      latency.max, e.connect, e.read, e.write, e.timeout, e.status, more))
 end
 
 return M

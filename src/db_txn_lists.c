@@ -163,15 +163,25 @@ db_txn_list_sql(unsigned mask, int page)
 			 * row joined to each (no row when the page is empty or
 			 * the token is not the platform's).
 			 */
+			/*
+			 * Until when the page holds, time alone: the expiry
+			 * of a quote open on the page's rows; with a status
+			 * filter, of any quote open in the platform, whose
+			 * expiry may add a row to the page or take one off.
+			 */
+			const char *until = !(mask & TF_STATUS) ?
+			    "IF(x.status = 'CREATED', x.quote_expires_at, NULL)" :
+			    "LEAST(" QUOTE_OPEN_MIN("t.platform_id", "QUOTE_READY") ", "
+			    QUOTE_OPEN_MIN("t.platform_id", "BLOCKED") ")";
+
 			where_of(mask, "x.", ids, sizeof(ids));
 			snprintf(buf, sizeof(buf), "SELECT " TOKEN_AUTH_COLS_NO_CONFIG ", "
 			    TXN_COLS_OF("x.") ", (SELECT %s), %s, " LIST_VERSION_OF("t.platform_id")
-			    ", IF(x.status = 'CREATED', x.quote_expires_at, NULL)"
-			    " FROM transactions x FORCE INDEX (%s) JOIN tokens t"
+			    ", %s FROM transactions x FORCE INDEX (%s) JOIN tokens t"
 			    " ON t.id = ? AND t.platform_id = x.platform_id" TOKEN_AUTH_FAILURES_JOIN
 			    " WHERE %s"
 			    " ORDER BY x.created_at DESC, x.id DESC LIMIT ?",
-			    count, due, index_of(mask), ids);
+			    count, due, until, index_of(mask), ids);
 		}
 		texts[page][mask] = xstrdup(buf);
 	}

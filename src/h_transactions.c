@@ -178,8 +178,9 @@ transactions_query_quiet(struct req *req, struct txn_list_query *q)
  * answered with the same JSON, shared (a response is never changed once
  * made): nothing about those transactions committed since, and only an
  * expiry changes a page with time.  A status filter makes the page depend
- * on any of the platform's quotes (db_txn_list_sql), so such a page is not
- * kept; neither is a page past the first.
+ * on any of the platform's open quotes (db_txn_list_sql): its page holds
+ * until the earliest of their expiries.  A page past the first is not
+ * kept.
  */
 #define LISTED_SLOTS 64
 
@@ -204,13 +205,14 @@ listed_key(const struct txn_list_query *q, char *key, size_t len)
 	char plen[24] = "-";	/* no platformCustomerId filter */
 	int n;
 
-	if (q->cursor != 0 || f->status != NULL)
+	if (q->cursor != 0)
 		return -1;
 	if (f->platform_customer_id != NULL)
 		snprintf(plen, sizeof(plen), "%zu:", strlen(pcid));
-	n = snprintf(key, len, "%lld|%s|%s|%s|%s|%s%s", (long long)q->limit,
+	n = snprintf(key, len, "%lld|%s|%s|%s|%s|%s|%s%s", (long long)q->limit,
 	    f->customer_id ? f->customer_id : "", f->type ? f->type : "",
-	    f->start ? f->start : "", f->end ? f->end : "", plen, pcid);
+	    f->status ? f->status : "", f->start ? f->start : "", f->end ? f->end : "",
+	    plen, pcid);
 	return n < 0 || (size_t)n >= len ? -1 : 0;
 }
 
