@@ -65,6 +65,16 @@ function M.accounts()
    return M.lines(os.getenv("XB_BENCH_ACCOUNTS"))
 end
 
+-- payout ACCOUNT KEY: the request of POST /transfer-out paying 1.00 USD
+-- from a fixture line's customer account (ACCOUNT[2]) to its own bank
+-- account (ACCOUNT[3]) under Idempotency-Key KEY.
+function M.payout(a, key)
+   local body = string.format('{"source":{"accountId":"%s"},"destination":{"accountId":"%s"},'
+      .. '"amount":{"currencyCode":"USD","amountMinor":"100"}}', a[2], a[3])
+   local h = M.headers({ ["Content-Type"] = "application/json", ["Idempotency-Key"] = key })
+   return wrk.format("POST", "/transfer-out", h, body)
+end
+
 -- counting_response: the response() of a script that reads no answer:
 -- only the counted warm-up runs pay for one (nil otherwise).
 function M.counting_response()

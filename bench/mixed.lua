@@ -34,12 +34,8 @@ function request()
    if tid % 2 == 1 then
       return wrk.format("GET", list)
    end
-   local a = accounts[math.random(#accounts)]
-   local body = string.format('{"source":{"accountId":"%s"},"destination":{"accountId":"%s"},'
-      .. '"amount":{"currencyCode":"USD","amountMinor":"100"}}', a[2], a[3])
-   local h = common.headers({ ["Content-Type"] = "application/json",
-      ["Idempotency-Key"] = string.format("bench-mixed-%s-%d-%d", common.run, tid, n) })
-   return wrk.format("POST", "/transfer-out", h, body)
+   return common.payout(accounts[math.random(#accounts)],
+      string.format("bench-mixed-%s-%d-%d", common.run, tid, n))
 end
 
 function response(status, headers, body)

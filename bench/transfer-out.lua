@@ -22,13 +22,9 @@ function init(args)
 end
 
 function request()
-   local a = accounts[math.random(#accounts)]
    n = n + 1
-   local body = string.format('{"source":{"accountId":"%s"},"destination":{"accountId":"%s"},'
-      .. '"amount":{"currencyCode":"USD","amountMinor":"100"}}', a[2], a[3])
-   local h = common.headers({ ["Content-Type"] = "application/json",
-      ["Idempotency-Key"] = string.format("bench-%s-%d-%d", common.run, tid, n) })
-   return wrk.format("POST", "/transfer-out", h, body)
+   return common.payout(accounts[math.random(#accounts)],
+      string.format("bench-%s-%d-%d", common.run, tid, n))
 end
 
 response = common.counting_response()
