@@ -515,10 +515,12 @@ ok "$((njobs <= ntx && (njobs == ntx || unseen > 0)))" \
 ok "$((wretried * 100 < alljobs))" "the workers' conflict retries are under 1 % of their jobs ($wretried of $alljobs)"
 # The pools write each platform through its worker's node: their
 # requests meet neither each other's writes nor the worker's on another
-# node.
+# node, except in the seconds after a node leaves or returns, while the
+# platform's writes move with its worker (about 0.6 % of the requests in
+# all, up to 1.7 % seen; 22 % when each pool wrote through its own node).
 aretried=$(cat "$XB_CLUSTER_DIR"/node[12]/log/xborder-fcgi.log | grep -c 'transaction retried' || true)
 diag "cluster: pools: $aretried transactions retried on conflicts, for $requests decided requests"
-ok "$((aretried * 100 < requests))" "the pools' conflict retries are under 1 % of the decided requests ($aretried of $requests)"
+ok "$((aretried * 100 < 5 * requests))" "the pools' conflict retries are under 5 % of the decided requests ($aretried of $requests)"
 
 # --- webhooks: delivered by H's worker, each as many times as its attempts say ---------------------
 node_sql 1 -e "SELECT CONCAT('Webhook:', id), attempts, status FROM webhook_events WHERE platform_id = '$H_ID'" >"$W/events.tsv"
