@@ -89,6 +89,8 @@ static int tx_guard;
 
 static void close_later(struct db *db);
 static int64_t process_db_used_ms;
+/* Whether db_handle() has looked for a closed connection since db_work_begin(). */
+static int closed_checked;
 
 static void
 binds_free(struct result_binds *rb)
@@ -496,8 +498,10 @@ db_handle(const struct conf *c)
 	 * Not inside a transaction: its work is lost with the connection,
 	 * and the request must say so (a 503), not go on elsewhere.
 	 */
-	if (process_db != NULL && between_transactions(process_db) && conn_closed(process_db))
+	if (process_db != NULL && !closed_checked && between_transactions(process_db) &&
+	    conn_closed(process_db))
 		db_handle_reset();
+	closed_checked = 1;
 	move_to_wanted(c);
 	/*
 	 * A connection that sat idle may have been closed by a server restart
@@ -514,6 +518,12 @@ db_handle(const struct conf *c)
 			log_msg(LOG_LVL_ERROR, NULL, "database connection failed: %s", err);
 	}
 	return process_db;
+}
+
+void
+db_work_begin(void)
+{
+	closed_checked = 0;
 }
 
 void

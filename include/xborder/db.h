@@ -75,6 +75,14 @@ struct db_rows {
  */
 struct db *db_handle(const struct conf *c);
 
+/*
+ * A new unit of work (a request, a worker's pass) begins: its first
+ * db_handle() looks whether the server closed the idle connection (one
+ * poll, no round trip); later calls within the unit do not, since the
+ * connection was just used (a server lost meanwhile fails the statement).
+ */
+void db_work_begin(void);
+
 /* Opens a new connection; NULL with a message in err on failure. */
 struct db *db_open(const struct conf *c, char *err, size_t errlen);
 

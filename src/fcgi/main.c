@@ -127,6 +127,7 @@ worker_main(const struct conf *conf, size_t slot)
 		if (FCGX_Accept_r(&fr) < 0)
 			break;
 		req_init(&req, &fr, conf);
+		db_work_begin();
 		req_dispatch(&req);
 		/*
 		 * With the request's input read to its end, the connection is

@@ -308,6 +308,7 @@ run_jobs(const struct conf *conf, struct deliveries *hooks, const struct job_han
 		struct db *db;
 		int rc;
 
+		db_work_begin();
 		db = db_handle(conf);
 		if (db == NULL) {
 			/* The database is away: wait, longer each time, up to 5 s. */
