@@ -240,20 +240,28 @@ cache_platform(const char *id)
 }
 
 /*
- * Reads the token with the failures counted against it from addr.  For a
- * secret this worker has proven for the token (proven), a route that names
- * a with_token function has it read what the route shows in the same
- * statement (routes.c).  Credentials not proven yet read the token alone:
- * nothing that depends on the request's data runs for them, so neither the
- * time nor the statements of a refused request say anything of the data.
+ * Reads the token.  For a secret this worker has proven for the token
+ * (proven), a route that names a with_token function has it read what the
+ * route shows in the same statement (routes.c), and the failures counted
+ * against the token from addr are read too while some address may be
+ * throttled for it (the count of a secret not proven is its charge).
+ * Credentials not proven yet read the token alone: nothing that depends
+ * on the request's data runs for them, so neither the time nor the
+ * statements of a refused request say anything of the data.
  */
 static int
 token_read(struct req *req, struct db *db, const char *id, const char *addr, int proven,
     struct token_auth *ta)
 {
+	int rc;
+
 	if (proven && req->route != NULL && req->route->with_token != NULL)
-		return req->route->with_token(req, db, id, addr, cache_platform(id), ta);
-	return db_token_auth_get(db, id, addr, ta);
+		rc = req->route->with_token(req, db, id, cache_platform(id), ta);
+	else
+		rc = db_token_auth_get(db, id, ta);
+	if (rc == DB_OK && proven && ta->failures_open)
+		rc = db_token_auth_failures(db, id, addr, ta);
+	return rc;
 }
 
 /*
@@ -286,7 +294,12 @@ verify_or_reply(struct req *req, struct db *db, const char *id, const char *secr
 		goto fail;
 	}
 	if (!charged) {
-		throttled(req, AUTH_FAILURE_WINDOW);
+		/* The seconds left in the window, for Retry-After. */
+		if ((rc = db_token_auth_failures(db, id, addr, ta)) != DB_OK) {
+			req_db_fail(req, rc);
+			goto fail;
+		}
+		throttled(req, ta->retry_after > 0 ? ta->retry_after : AUTH_FAILURE_WINDOW);
 		goto fail;
 	}
 	if (ta->revoked) {

@@ -35,38 +35,67 @@ token_from_row(const struct db_rows *r, size_t i, void *out)
 		ids_timestamp(db_cell(r, i, 7), t->revoked_at);
 }
 
+/* The failures of a window that started since_us ago, into out. */
+static void
+failures_in_window(int64_t failures, int have_since, int64_t since_us, struct token_auth *out)
+{
+	const int64_t window_us = (int64_t)AUTH_FAILURE_WINDOW * 1000000;
+
+	out->failures = 0;
+	out->retry_after = 0;
+	/* Failures count while their window (from the first) is open. */
+	if (have_since && since_us < window_us) {
+		out->failures = failures;
+		out->retry_after = (window_us - since_us + 999999) / 1000000;
+		if (out->retry_after < 1)
+			out->retry_after = 1;
+	}
+}
+
 void
 token_auth_from_row(const struct db_rows *r, struct token_auth *out)
 {
-	const int64_t window_us = (int64_t)AUTH_FAILURE_WINDOW * 1000000;
-	int64_t since_us;
-
 	memset(out, 0, sizeof(*out));
 	snprintf(out->platform_id, sizeof(out->platform_id), "%s", db_cell(r, 0, 0));
 	out->secret_hash = xstrdup(db_cell(r, 0, 1));
 	out->view = db_cell_i64(r, 0, 2) != 0;
 	out->manage = db_cell_i64(r, 0, 3) != 0;
 	out->revoked = db_cell_i64(r, 0, 4) != 0;
-	/* Failures count while their window (from the first) is open. */
-	if (db_cell(r, 0, 6) != NULL && (since_us = db_cell_i64(r, 0, 6)) < window_us) {
-		out->failures = db_cell_i64(r, 0, 5);
-		out->retry_after = (window_us - since_us + 999999) / 1000000;
-		if (out->retry_after < 1)
-			out->retry_after = 1;
-	}
-	out->config_version = db_cell_i64(r, 0, 7);
+	out->failures_open = db_cell_i64(r, 0, 5) != 0;
+	out->config_version = db_cell_i64(r, 0, 6);
 }
 
 int
-db_token_auth_get(struct db *db, const char *id, const char *addr, struct token_auth *out)
+db_token_auth_failures(struct db *db, const char *id, const char *addr,
+    struct token_auth *out)
+{
+	static const char sql[] =
+	    "SELECT failures, TIMESTAMPDIFF(MICROSECOND, since, UTC_TIMESTAMP(3))"
+	    " FROM auth_failures WHERE token_id = ? AND addr = ?";
+	struct db_val a[] = { DBS(id), DBS(addr) };
+	struct db_rows r;
+	int rc;
+
+	if ((rc = db_query(db, sql, a, NARGS(a), &r)) != DB_OK) {
+		token_auth_free(out);
+		return rc;
+	}
+	failures_in_window(r.nrows > 0 ? db_cell_i64(&r, 0, 0) : 0,
+	    r.nrows > 0 && db_cell(&r, 0, 1) != NULL, r.nrows > 0 ? db_cell_i64(&r, 0, 1) : 0, out);
+	db_rows_free(&r);
+	return DB_OK;
+}
+
+int
+db_token_auth_get(struct db *db, const char *id, struct token_auth *out)
 {
 	/*
 	 * Run for every request: kept cheap for the server to plan and run
-	 * (the failure window is worked out here, from one difference).
+	 * (two tables, one row each).
 	 */
 	static const char sql[] =
-	    "SELECT " TOKEN_AUTH_COLS TOKEN_AUTH_FROM TOKEN_AUTH_FAILURES_JOIN " WHERE t.id = ?";
-	struct db_val a[] = { DBS(addr), DBS(id) };
+	    "SELECT " TOKEN_AUTH_COLS TOKEN_AUTH_FROM " WHERE t.id = ?";
+	struct db_val a[] = { DBS(id) };
 	struct db_rows r;
 	int rc;
 
@@ -78,27 +107,57 @@ db_token_auth_get(struct db *db, const char *id, const char *addr, struct token_
 	return DB_OK;
 }
 
-int
-db_token_auth_charge(struct db *db, const char *id, const char *addr, int max, int *charged)
+struct charge_args {
+	const char	*id, *addr;
+	int		 max, charged;
+};
+
+static int
+charge_tx(struct db *db, void *arg)
 {
 	/*
-	 * One statement: the row of (token, address) is made with one failure,
-	 * or counts one more (a new window when the old one closed), unless
-	 * max are counted within the window already; then nothing changes and
-	 * no row is affected.  Assignments run left to right: the window test
-	 * of `since` reads the old start.
+	 * One statement counts: the row of (token, address) is made with one
+	 * failure, or counts one more (a new window when the old one closed),
+	 * unless max are counted within the window already; then nothing
+	 * changes and no row is affected.  Assignments run left to right: the
+	 * window test of `since` reads the old start.
 	 */
-	static const char sql[] =
+	static const char count[] =
 	    "INSERT INTO auth_failures (token_id, addr, failures, since)"
 	    " VALUES (?, ?, 1, UTC_TIMESTAMP(3))"
 	    " ON DUPLICATE KEY UPDATE"
 	    " failures = IF(since > UTC_TIMESTAMP(3) - INTERVAL 60 SECOND,"
 	    "   IF(failures >= ?, failures, failures + 1), 1),"
 	    " since = IF(since > UTC_TIMESTAMP(3) - INTERVAL 60 SECOND, since, UTC_TIMESTAMP(3))";
-	struct db_val a[] = { DBS(id), DBS(addr), DBI(max) };
+	/*
+	 * A count at max (its row locked by the count) makes the token's
+	 * failures_until the end of its window or later, committed with it:
+	 * a request that reads the token without it sees no count at max.
+	 */
+	static const char until[] =
+	    "UPDATE tokens SET failures_until = GREATEST(COALESCE(failures_until,"
+	    " UTC_TIMESTAMP(3)), UTC_TIMESTAMP(3) + INTERVAL 60 SECOND)"
+	    " WHERE id = ? AND EXISTS (SELECT 1 FROM auth_failures"
+	    " WHERE token_id = ? AND addr = ? AND failures >= ?)";
+	struct charge_args *x = arg;
+	struct db_val a[] = { DBS(x->id), DBS(x->addr), DBI(x->max) };
+	struct db_val u[] = { DBS(x->id), DBS(x->id), DBS(x->addr), DBI(x->max) };
+	int rc;
 
 	/* Inserted or updated: counted; the row as it was: throttled. */
-	return db_exec_changed(db, sql, a, NARGS(a), charged);
+	if ((rc = db_exec_changed(db, count, a, NARGS(a), &x->charged)) != DB_OK)
+		return rc;
+	return db_exec(db, until, u, NARGS(u), NULL);
+}
+
+int
+db_token_auth_charge(struct db *db, const char *id, const char *addr, int max, int *charged)
+{
+	struct charge_args x = { id, addr, max, 0 };
+	int rc = db_transact(db, charge_tx, &x);
+
+	*charged = x.charged;
+	return rc;
 }
 
 int

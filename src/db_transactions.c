@@ -104,7 +104,7 @@ db_txn_get_fresh(struct db *db, const char *platform, const char *id, struct txn
 }
 
 int
-db_token_auth_get_txn(struct db *db, const char *token_id, const char *addr,
+db_token_auth_get_txn(struct db *db, const char *token_id,
     const char *txn_id,
     struct token_auth *ta, struct txn_prefetch *p)
 {
@@ -122,9 +122,9 @@ db_token_auth_get_txn(struct db *db, const char *token_id, const char *addr,
 	    "SELECT " TOKEN_AUTH_COLS_NO_CONFIG ", " TXN_COLS_OF("x.") ", "
 	    TXN_QUOTE_DUE_OF("x") TOKEN_AUTH_FROM_NO_CONFIG
 	    " LEFT JOIN transactions x FORCE INDEX (PRIMARY)"
-	    " ON x.platform_id = t.platform_id AND x.id = ?" TOKEN_AUTH_FAILURES_JOIN
+	    " ON x.platform_id = t.platform_id AND x.id = ?"
 	    " WHERE t.id = ?";
-	struct db_val a[] = { DBS(txn_id), DBS(addr), DBS(token_id) };
+	struct db_val a[] = { DBS(txn_id), DBS(token_id) };
 	struct db_rows r;
 	int rc;
 

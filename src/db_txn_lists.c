@@ -153,7 +153,7 @@ db_txn_list_sql(unsigned mask, int page)
 			    TXN_COLS_OF("x.") ", (SELECT %s), %s"
 			    TOKEN_AUTH_FROM_NO_CONFIG " LEFT JOIN %s ON TRUE LEFT JOIN transactions x"
 			    " FORCE INDEX (PRIMARY) ON x.id = page.id AND x.platform_id = t.platform_id"
-			    TOKEN_AUTH_FAILURES_JOIN " WHERE t.id = ?",
+			    " WHERE t.id = ?",
 			    count, due, ids);
 		else {
 			/*
@@ -178,7 +178,7 @@ db_txn_list_sql(unsigned mask, int page)
 			snprintf(buf, sizeof(buf), "SELECT " TOKEN_AUTH_COLS_NO_CONFIG ", "
 			    TXN_COLS_OF("x.") ", (SELECT %s), %s, " LIST_VERSION_OF("t.platform_id")
 			    ", %s FROM transactions x FORCE INDEX (%s) JOIN tokens t"
-			    " ON t.id = ? AND t.platform_id = x.platform_id" TOKEN_AUTH_FAILURES_JOIN
+			    " ON t.id = ? AND t.platform_id = x.platform_id"
 			    " WHERE %s"
 			    " ORDER BY x.created_at DESC, x.id DESC LIMIT ?",
 			    count, due, until, index_of(mask), ids);
@@ -231,15 +231,14 @@ bind_page(const char *platform, const struct txn_filter *f, unsigned mask,
 	return k;
 }
 
-/* The values of the first page's statement (count, token, address, filter, limit). */
+/* The values of the first page's statement (count, token, filter, limit). */
 static size_t
 bind_first(const char *platform, const struct txn_filter *f, unsigned mask,
-    const char *token_id, const char *addr, int64_t limit, struct db_val *v)
+    const char *token_id, int64_t limit, struct db_val *v)
 {
 	size_t k = bind_filter(platform, f, mask, 1, v);
 
 	v[k++] = DBS(token_id);
-	v[k++] = DBS(addr);
 	k += bind_filter(platform, f, mask, 0, v + k);
 	v[k++] = DBI(limit);
 	return k;
@@ -269,13 +268,11 @@ db_txn_list_explain(struct db *db, const char *platform, const char *token_id,
 	if (page == 0)
 		k = bind_filter(platform, &sample, mask, 1, v);
 	else if (page == 3)
-		k = bind_first(platform, &sample, mask, token_id, "127.0.0.1", 20, v);
+		k = bind_first(platform, &sample, mask, token_id, 20, v);
 	else
 		k = bind_page(platform, &sample, mask, 20, 0, v);
-	if (page == 2) {
-		v[k++] = DBS("127.0.0.1");
+	if (page == 2)
 		v[k++] = DBS(token_id);
-	}
 	return db_explain(db, sql, v, k, out);
 }
 
@@ -378,7 +375,7 @@ page_take(const struct db_rows *r, int first, struct txn_list_prefetch *p)
 }
 
 int
-db_token_auth_get_list(struct db *db, const char *token_id, const char *addr,
+db_token_auth_get_list(struct db *db, const char *token_id,
     const char *platform,
     const struct txn_filter *f, int64_t limit, int64_t offset, struct token_auth *ta,
     struct txn_list_prefetch *p)
@@ -401,7 +398,7 @@ db_token_auth_get_list(struct db *db, const char *token_id, const char *addr,
 	 * the token's row in any case.
 	 */
 	if (offset == 0) {
-		k = bind_first(platform, f, mask, token_id, addr, limit, v);
+		k = bind_first(platform, f, mask, token_id, limit, v);
 		if ((rc = db_query(db, db_txn_list_sql(mask, 3), v, k, &r)) != DB_OK)
 			return rc;
 		if (r.nrows == 0)
@@ -410,7 +407,6 @@ db_token_auth_get_list(struct db *db, const char *token_id, const char *addr,
 	}
 	if (r.nrows == 0) {
 		k = bind_page(platform, f, mask, limit, offset, v);
-		v[k++] = DBS(addr);
 		v[k++] = DBS(token_id);
 		if ((rc = db_query(db, db_txn_list_sql(mask, 2), v, k, &r)) != DB_OK)
 			return rc;
@@ -432,15 +428,15 @@ db_token_auth_get_list(struct db *db, const char *token_id, const char *addr,
 }
 
 int
-db_token_auth_get_version(struct db *db, const char *token_id, const char *addr,
+db_token_auth_get_version(struct db *db, const char *token_id,
     struct token_auth *ta,
     struct txn_list_prefetch *p)
 {
 	static const char sql[] =
 	    "SELECT " TOKEN_AUTH_COLS_NO_CONFIG ", " LIST_VERSION_OF("t.platform_id")
-	    ", UTC_TIMESTAMP(3)" TOKEN_AUTH_FROM_NO_CONFIG TOKEN_AUTH_FAILURES_JOIN
+	    ", UTC_TIMESTAMP(3)" TOKEN_AUTH_FROM_NO_CONFIG
 	    " WHERE t.id = ?";
-	struct db_val a[] = { DBS(addr), DBS(token_id) };
+	struct db_val a[] = { DBS(token_id) };
 	struct db_rows r;
 	int rc;
 

@@ -119,18 +119,18 @@ txn_prefetch_free(void *p)
  */
 int
 transactions_get_with_token(struct req *req, struct db *db, const char *token_id,
-    const char *addr, const char *platform, struct token_auth *ta)
+    const char *platform, struct token_auth *ta)
 {
 	char id[UUID_LEN + 1];
 
 	(void)platform;		/* the statement joins on the token's own */
 	if (ids_parse(req_param(req, 0), "Transaction", 0, id) < 0)
-		return db_token_auth_get(db, token_id, addr, ta);
+		return db_token_auth_get(db, token_id, ta);
 	if (req->prefetch == NULL) {
 		req->prefetch = xcalloc(1, sizeof(struct txn_prefetch));
 		req->prefetch_free = txn_prefetch_free;
 	}
-	return db_token_auth_get_txn(db, token_id, addr, id, ta, req->prefetch);
+	return db_token_auth_get_txn(db, token_id, id, ta, req->prefetch);
 }
 
 /* Parses the query of GET /transactions into q; answers 400 and returns -1. */
@@ -307,21 +307,21 @@ list_prefetch_free(void *p)
  */
 int
 transactions_list_with_token(struct req *req, struct db *db, const char *token_id,
-    const char *addr, const char *platform, struct token_auth *ta)
+    const char *platform, struct token_auth *ta)
 {
 	struct txn_list_query q;
 	struct txn_list_prefetch *p;
 
 	if (platform == NULL || transactions_query_quiet(req, &q) < 0)
-		return db_token_auth_get(db, token_id, addr, ta);
+		return db_token_auth_get(db, token_id, ta);
 	if (req->prefetch == NULL) {
 		req->prefetch = xcalloc(1, sizeof(struct txn_list_prefetch));
 		req->prefetch_free = list_prefetch_free;
 	}
 	p = req->prefetch;
 	if (transactions_list_kept(platform, &q))
-		return db_token_auth_get_version(db, token_id, addr, ta, p);
-	return db_token_auth_get_list(db, token_id, addr, platform, &q.f, q.limit, q.cursor,
+		return db_token_auth_get_version(db, token_id, ta, p);
+	return db_token_auth_get_list(db, token_id, platform, &q.f, q.limit, q.cursor,
 	    ta, p);
 }
 

@@ -92,6 +92,20 @@ is_status 200 "the root token is not throttled"
 api --as "$(uuid4)" "$b_secret" GET /config
 is_error 401 UNAUTHORIZED "unknown clientId is still 401, not 429"
 
+# A secret the workers have proven (kept in their credential caches) is
+# throttled as well: a cached hit must still see the failures counted
+# against the token from this address, or an attacker's right guess would
+# answer 200 while every wrong one answers 429.
+create_token "$(uniq_name t10-proven)" '["view"]'
+d_id=$TOK_CLIENT_ID d_secret=$TOK_SECRET
+codes=""
+for i in $(seq 16); do api --as "$d_id" "$d_secret" GET /config; codes+="$STATUS "; done
+is "$codes" "$(printf '200 %.0s' $(seq 16))" "a new token's right secret, 16 times: 200 (proven in the workers)"
+for i in $(seq 10); do api --as "$d_id" "wrong-$i" GET /config; done
+codes=""
+for i in $(seq 16); do api --as "$d_id" "$d_secret" GET /config; codes+="$STATUS "; done
+is "$codes" "$(printf '429 %.0s' $(seq 16))" "after 10 wrong secrets, the proven right secret is 429 in every worker"
+
 # --- the configured argon2 costs make every new token's hash -----------------
 conf_num() {
     local v

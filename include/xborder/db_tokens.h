@@ -22,6 +22,13 @@ struct token_auth {
 	char		 platform_id[37];
 	char		*secret_hash;	/* owned */
 	int		 view, manage, revoked;
+	/*
+	 * Whether some address may be throttled for the token now (its
+	 * failures_until): only then need a proven secret's request read its
+	 * failures.  It is set in the same transaction as any count that
+	 * reaches the throttle, so while it reads 0 no count does.
+	 */
+	int		 failures_open;
 	int64_t		 failures;	/* failed attempts in the current window */
 	int64_t		 retry_after;	/* seconds left in the window, 0 if none */
 	int64_t		 config_version;	/* the platform configuration's version */
@@ -39,12 +46,12 @@ struct token {
 
 /*
  * Reads the authentication view of token id (any platform: this is how the
- * platform is found), with the failures counted against it from client
- * address addr.  DB_OK, DB_NOT_FOUND or a failure.  Free with
- * token_auth_free.
+ * platform is found): its row and its platform's configuration version;
+ * whether some address may be throttled for it (failures_open), not the
+ * failures themselves (db_token_auth_failures).  DB_OK, DB_NOT_FOUND or a
+ * failure.  Free with token_auth_free.
  */
-int db_token_auth_get(struct db *db, const char *id, const char *addr,
-    struct token_auth *out);
+int db_token_auth_get(struct db *db, const char *id, struct token_auth *out);
 
 /*
  * The statement db_token_auth_get runs, in parts, for a store function
@@ -55,19 +62,11 @@ int db_token_auth_get(struct db *db, const char *id, const char *addr,
  */
 #define TOKEN_AUTH_TOKEN_COLS \
 	"t.platform_id, t.secret_hash, t.perm_view, t.perm_manage," \
-	" t.revoked_at IS NOT NULL, f.failures," \
-	" TIMESTAMPDIFF(MICROSECOND, f.since, UTC_TIMESTAMP(3))"
+	" t.revoked_at IS NOT NULL, t.failures_until > UTC_TIMESTAMP(3)"
 #define TOKEN_AUTH_COLS TOKEN_AUTH_TOKEN_COLS ", c.version"
-#define TOKEN_AUTH_NCOLS 8
+#define TOKEN_AUTH_NCOLS 7
 #define TOKEN_AUTH_FROM \
 	" FROM tokens t JOIN platform_configs c ON c.platform_id = t.platform_id"
-/*
- * The failures counted against the token from the request's address (the
- * columns f.*): joined after every other table, right before the WHERE,
- * so its one placeholder (the address) is bound just before the token's id.
- */
-#define TOKEN_AUTH_FAILURES_JOIN \
-	" LEFT JOIN auth_failures f ON f.token_id = t.id AND f.addr = ?"
 /*
  * The same columns without the configuration's version (0: the request's
  * configuration, if it needs one, is read whole), from tokens t alone: for
@@ -80,12 +79,21 @@ struct db_rows;
 void token_auth_from_row(const struct db_rows *r, struct token_auth *out);
 
 /*
+ * The failures counted against token id from addr, and the seconds left in
+ * their window, into out (failures, retry_after).  DB_OK or a failure (out
+ * is then freed).
+ */
+int db_token_auth_failures(struct db *db, const char *id, const char *addr,
+    struct token_auth *out);
+
+/*
  * Counts one authentication attempt of token id from client address addr
  * as failed before it is checked, unless max failures of that token from
  * that address within the window are counted already: *charged is 1 when
  * it was counted (the caller may run argon2 now), 0 when the client is
- * throttled.  One statement, so workers checking the same clientId in
- * parallel can never run more than max verifications for one address.
+ * throttled.  One statement counts, so workers checking the same clientId
+ * in parallel can never run more than max verifications for one address;
+ * in the same transaction, a count at max sets the token's failures_until.
  */
 int db_token_auth_charge(struct db *db, const char *id, const char *addr, int max,
     int *charged);

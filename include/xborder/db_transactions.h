@@ -94,7 +94,7 @@ struct txn_prefetch {
  * returns.
  */
 struct token_auth;
-int db_token_auth_get_txn(struct db *db, const char *token_id, const char *addr,
+int db_token_auth_get_txn(struct db *db, const char *token_id,
     const char *txn_id,
     struct token_auth *ta, struct txn_prefetch *p);
 

@@ -89,7 +89,7 @@ struct txn_list_prefetch {
  * token's) into p.  Returns what db_token_auth_get returns.
  */
 struct token_auth;
-int db_token_auth_get_list(struct db *db, const char *token_id, const char *addr,
+int db_token_auth_get_list(struct db *db, const char *token_id,
     const char *platform,
     const struct txn_filter *f, int64_t limit, int64_t offset, struct token_auth *ta,
     struct txn_list_prefetch *p);
@@ -100,7 +100,7 @@ void txn_list_prefetch_free(struct txn_list_prefetch *p);
  * of its platform's transactions and the server's time, into p (checked):
  * for a page of GET /transactions the worker keeps.
  */
-int db_token_auth_get_version(struct db *db, const char *token_id, const char *addr,
+int db_token_auth_get_version(struct db *db, const char *token_id,
     struct token_auth *ta,
     struct txn_list_prefetch *p);
 

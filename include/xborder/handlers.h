@@ -293,9 +293,9 @@ struct txn_list_query {
 struct db;
 struct token_auth;
 int transactions_get_with_token(struct req *req, struct db *db, const char *token_id,
-    const char *addr, const char *platform, struct token_auth *ta);
+    const char *platform, struct token_auth *ta);
 int transactions_list_with_token(struct req *req, struct db *db, const char *token_id,
-    const char *addr, const char *platform, struct token_auth *ta);
+    const char *platform, struct token_auth *ta);
 
 /* Answers 404 TRANSACTION_NOT_FOUND; returns -1. */
 int transaction_not_found_reply(struct req *req);

@@ -30,8 +30,8 @@ typedef int (*route_handler)(struct req *);
 /*
  * A route that shows data read in the same statement as the caller's
  * token (one round trip) names a function of its handler's module that
- * does it: it reads token token_id with its failures from address addr,
- * as db_token_auth_get() does, into ta, and what the route shows into
+ * does it: it reads token token_id as db_token_auth_get() does, into ta,
+ * and what the route shows into
  * req->prefetch (with req->prefetch_free), which the handler uses only
  * once the request is authenticated.  platform is the token's platform
  * as this worker last saw it, or NULL.  Authentication calls it only for
@@ -42,7 +42,7 @@ typedef int (*route_handler)(struct req *);
 struct db;
 struct token_auth;
 typedef int (*route_with_token)(struct req *req, struct db *db, const char *token_id,
-    const char *addr, const char *platform, struct token_auth *ta);
+    const char *platform, struct token_auth *ta);
 
 struct route_def {
 	enum http_method method;
