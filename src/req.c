@@ -414,6 +414,21 @@ req_dispatch(struct req *req)
 	uint64_t ignore[2];
 
 	db_tally_take(&ignore[0], &ignore[1]);	/* this request's costs from now */
+	/*
+	 * Its client gave up while it waited for a worker: the answer would go
+	 * nowhere, and running it would only delay the requests behind it (a
+	 * client that times out on a slow page and asks again would pile up
+	 * work that nobody reads).  Nothing ran; logged with nginx's 499 and
+	 * a code of its own, and never sent.
+	 */
+	if (req_client_gone(req)) {
+		(void)http_parse(req);
+		resp_error(req, 499, "CLIENT_CLOSED_REQUEST",
+		    "The client closed the request before a worker took it.", NULL);
+		stats_add(STAT_CLIENT_GONE, 1);
+		log_request(req);
+		return;
+	}
 	if (pre_handler(req) == 0) {
 		/* From here a POST may act: resp_retry_advice() needs to know. */
 		req->handler_started = 1;

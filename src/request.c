@@ -6,6 +6,9 @@
 
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
+
+#include <fcgiapp.h>
 
 #include "xborder/conf.h"
 #include "xborder/fault.h"
@@ -20,6 +23,16 @@ req_init(struct req *req, FCGX_Request *fcgi, const struct conf *conf)
 	req->conf = conf;
 	req->started_us = now_us();
 	req->content_length = -1;
+}
+
+int
+req_client_gone(const struct req *req)
+{
+	char c;
+
+	/* 0 bytes: nginx closed its end; data or EAGAIN: it still waits. */
+	return req->fcgi != NULL && req->fcgi->ipcFd >= 0 &&
+	    recv(req->fcgi->ipcFd, &c, 1, MSG_PEEK | MSG_DONTWAIT) == 0;
 }
 
 void

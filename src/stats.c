@@ -45,6 +45,7 @@ static const char *const names[STAT__COUNT] = {
 	[STAT_WORKER_STARTS] = "worker_starts",
 	[STAT_WORKER_DEATHS] = "worker_deaths",
 	[STAT_LIST_CACHE_HITS] = "list_cache_hits",
+	[STAT_CLIENT_GONE] = "client_gone",
 };
 
 static struct stats_header *map;

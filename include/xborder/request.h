@@ -80,6 +80,13 @@ struct req {
 /* Prepares req for one FastCGI request (fcgi may be NULL in tests). */
 void req_init(struct req *req, FCGX_Request *fcgi, const struct conf *conf);
 
+/*
+ * Whether nginx has closed the request's connection already: its client
+ * went away (nginx then closes its side at once) while the request waited
+ * for a worker.  One recv(MSG_PEEK), no wait; 0 in unit tests.
+ */
+int req_client_gone(const struct req *req);
+
 /* Releases everything req owns (the one place a request is freed). */
 void req_free(struct req *req);
 

@@ -27,6 +27,7 @@ enum stat_id {
 	STAT_WORKER_STARTS,	/* workers the master started in this slot */
 	STAT_WORKER_DEATHS,	/* of those, how many died (signal or failure status) */
 	STAT_LIST_CACHE_HITS,	/* pages of GET /transactions served from the cache */
+	STAT_CLIENT_GONE,	/* requests not run: nginx had closed them (499) */
 	STAT__COUNT
 };
 
