@@ -235,6 +235,11 @@ update_tx(struct db *db, void *arg)
 	static const char touch[] =
 	    "UPDATE platform_configs SET updated_at = UTC_TIMESTAMP(3), version = version + 1"
 	    " WHERE platform_id = ?";
+	/* Every token of the platform carries the version (schema/022). */
+	static const char tokens[] =
+	    "UPDATE tokens SET config_version ="
+	    " (SELECT version FROM platform_configs WHERE platform_id = ?)"
+	    " WHERE platform_id = ?";
 	static const char webhook[] =
 	    "UPDATE platform_configs SET webhook_endpoint = ? WHERE platform_id = ?";
 	static const char fees[] =
@@ -245,6 +250,7 @@ update_tx(struct db *db, void *arg)
 	struct update_args *u = arg;
 	const struct config_patch *p = u->p;
 	struct db_val a[] = { DBS(u->platform) };
+	struct db_val t2[] = { DBS(u->platform), DBS(u->platform) };
 	struct db_rows r;
 	int rc;
 
@@ -283,7 +289,9 @@ update_tx(struct db *db, void *arg)
 				return rc;
 		}
 	}
-	return db_exec(db, touch, a, NARGS(a), NULL);
+	if ((rc = db_exec(db, touch, a, NARGS(a), NULL)) != DB_OK)
+		return rc;
+	return db_exec(db, tokens, t2, NARGS(t2), NULL);
 }
 
 int

@@ -91,7 +91,7 @@ db_token_auth_get(struct db *db, const char *id, struct token_auth *out)
 {
 	/*
 	 * Run for every request: kept cheap for the server to plan and run
-	 * (two tables, one row each).
+	 * (one table, one row).
 	 */
 	static const char sql[] =
 	    "SELECT " TOKEN_AUTH_COLS TOKEN_AUTH_FROM " WHERE t.id = ?";
@@ -202,24 +202,59 @@ db_token_get(struct db *db, const char *platform, const char *id, struct token *
 	return db_read_one(db, sql, a, NARGS(a), token_from_row, out);
 }
 
+struct insert_args {
+	const char	*platform, *id, *name;
+	int		 view, manage, operator_issued;
+	const char	*hash;
+	struct token	*out;
+};
+
+static int
+insert_tx(struct db *db, void *arg)
+{
+	/*
+	 * The configuration's version, under a shared lock of its row: a
+	 * change of the configuration (which locks the row for update) either
+	 * committed before, and the version read is its own, or waits for
+	 * this token and then sets the new version on it too.
+	 */
+	static const char version[] =
+	    "SELECT version FROM platform_configs WHERE platform_id = ? LOCK IN SHARE MODE";
+	static const char sql[] =
+	    "INSERT INTO tokens (id, platform_id, name, secret_hash, perm_view,"
+	    " perm_manage, issuer_type, config_version, created_at, updated_at)"
+	    " VALUES (?, ?, ?, ?, ?, ?, ?, ?, UTC_TIMESTAMP(3), UTC_TIMESTAMP(3))";
+	struct insert_args *x = arg;
+	struct db_val v[] = { DBS(x->platform) };
+	struct db_rows r;
+	int64_t cv;
+	int rc;
+
+	if ((rc = db_query(db, version, v, NARGS(v), &r)) != DB_OK)
+		return rc;
+	cv = r.nrows > 0 ? db_cell_i64(&r, 0, 0) : 0;
+	db_rows_free(&r);
+	{
+		struct db_val a[] = { DBS(x->id), DBS(x->platform), DBS(x->name), DBS(x->hash),
+		    DBI(x->view), DBI(x->manage),
+		    DBS(x->operator_issued ? "operator_issued" : "platform_self_service"),
+		    DBI(cv) };
+
+		if ((rc = db_exec(db, sql, a, NARGS(a), NULL)) != DB_OK)
+			return rc;
+	}
+	rc = db_token_get(db, x->platform, x->id, x->out);
+	return rc == DB_NOT_FOUND ? DB_ERR : rc;
+}
+
 int
 db_token_insert(struct db *db, const char *platform, const char *id,
     const char *name, int view, int manage, int operator_issued,
     const char *hash, struct token *out)
 {
-	static const char sql[] =
-	    "INSERT INTO tokens (id, platform_id, name, secret_hash, perm_view,"
-	    " perm_manage, issuer_type, created_at, updated_at)"
-	    " VALUES (?, ?, ?, ?, ?, ?, ?, UTC_TIMESTAMP(3), UTC_TIMESTAMP(3))";
-	struct db_val a[] = { DBS(id), DBS(platform), DBS(name), DBS(hash),
-	    DBI(view), DBI(manage),
-	    DBS(operator_issued ? "operator_issued" : "platform_self_service") };
-	int rc;
+	struct insert_args x = { platform, id, name, view, manage, operator_issued, hash, out };
 
-	if ((rc = db_exec(db, sql, a, NARGS(a), NULL)) != DB_OK)
-		return rc;
-	rc = db_token_get(db, platform, id, out);
-	return rc == DB_NOT_FOUND ? DB_ERR : rc;
+	return db_transact(db, insert_tx, &x);
 }
 
 int

@@ -113,14 +113,13 @@ db_token_auth_get_txn(struct db *db, const char *token_id,
 	 * the join is on t.platform_id, whatever the caller sent.  Only its
 	 * own quote can change it by expiring (expire_tx), and the row says
 	 * when that quote expires (TXN_QUOTE_DUE_OF), so two tables are
-	 * opened: the token's and the transaction's (this route never reads
-	 * the configuration).  The index is named: left to itself the
+	 * opened: the token's and the transaction's.  The index is named: left to itself the
 	 * optimizer weighs every index that starts with platform_id on each
 	 * execution, which costs more than the read.
 	 */
 	static const char sql[] =
-	    "SELECT " TOKEN_AUTH_COLS_NO_CONFIG ", " TXN_COLS_OF("x.") ", "
-	    TXN_QUOTE_DUE_OF("x") TOKEN_AUTH_FROM_NO_CONFIG
+	    "SELECT " TOKEN_AUTH_COLS ", " TXN_COLS_OF("x.") ", "
+	    TXN_QUOTE_DUE_OF("x") TOKEN_AUTH_FROM
 	    " LEFT JOIN transactions x FORCE INDEX (PRIMARY)"
 	    " ON x.platform_id = t.platform_id AND x.id = ?"
 	    " WHERE t.id = ?";

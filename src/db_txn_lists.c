@@ -147,11 +147,10 @@ db_txn_list_sql(unsigned mask, int page)
 			 * The token's row, once per row of the page (once when
 			 * the page is empty); the rows only of the token's own
 			 * platform, whatever platform the page was looked for in.
-			 * A list never reads the configuration: not joined.
 			 */
-			snprintf(buf, sizeof(buf), "SELECT STRAIGHT_JOIN " TOKEN_AUTH_COLS_NO_CONFIG ", "
+			snprintf(buf, sizeof(buf), "SELECT STRAIGHT_JOIN " TOKEN_AUTH_COLS ", "
 			    TXN_COLS_OF("x.") ", (SELECT %s), %s"
-			    TOKEN_AUTH_FROM_NO_CONFIG " LEFT JOIN %s ON TRUE LEFT JOIN transactions x"
+			    TOKEN_AUTH_FROM " LEFT JOIN %s ON TRUE LEFT JOIN transactions x"
 			    " FORCE INDEX (PRIMARY) ON x.id = page.id AND x.platform_id = t.platform_id"
 			    " WHERE t.id = ?",
 			    count, due, ids);
@@ -175,7 +174,7 @@ db_txn_list_sql(unsigned mask, int page)
 			    QUOTE_OPEN_MIN("t.platform_id", "BLOCKED") ")";
 
 			where_of(mask, "x.", ids, sizeof(ids));
-			snprintf(buf, sizeof(buf), "SELECT " TOKEN_AUTH_COLS_NO_CONFIG ", "
+			snprintf(buf, sizeof(buf), "SELECT " TOKEN_AUTH_COLS ", "
 			    TXN_COLS_OF("x.") ", (SELECT %s), %s, " LIST_VERSION_OF("t.platform_id")
 			    ", %s FROM transactions x FORCE INDEX (%s) JOIN tokens t"
 			    " ON t.id = ? AND t.platform_id = x.platform_id"
@@ -433,8 +432,8 @@ db_token_auth_get_version(struct db *db, const char *token_id,
     struct txn_list_prefetch *p)
 {
 	static const char sql[] =
-	    "SELECT " TOKEN_AUTH_COLS_NO_CONFIG ", " LIST_VERSION_OF("t.platform_id")
-	    ", UTC_TIMESTAMP(3)" TOKEN_AUTH_FROM_NO_CONFIG
+	    "SELECT " TOKEN_AUTH_COLS ", " LIST_VERSION_OF("t.platform_id")
+	    ", UTC_TIMESTAMP(3)" TOKEN_AUTH_FROM
 	    " WHERE t.id = ?";
 	struct db_val a[] = { DBS(token_id) };
 	struct db_rows r;

@@ -96,6 +96,27 @@ jis .createdAt "$(j .createdAt "$before")" "PATCH webhookEndpoint: createdAt unc
 api GET /config
 jis .webhookEndpoint "\"$url\"" "GET /config: webhookEndpoint reads back"
 
+# Each worker keeps configurations by platform and version, and the token's
+# row carries its platform's version: a change must reach the tokens made
+# before it, in every worker that served one of them, and a token made
+# after it.
+create_token "$(uniq_name t30-other)" '["view"]'
+o_id=$TOK_CLIENT_ID o_secret=$TOK_SECRET
+for i in $(seq 16); do api --nocheck --as "$o_id" "$o_secret" GET /config; done
+jis .webhookEndpoint "\"$url\"" "another token of the platform: the same webhookEndpoint"
+url2="https://example.com/xb/hook-$RANDOM"
+api PATCH /config "{\"webhookEndpoint\":\"$url2\"}"
+is_status 200 "PATCH webhookEndpoint again: 200"
+seen=""
+for i in $(seq 16); do api --nocheck --as "$o_id" "$o_secret" GET /config; seen+="$(jr .webhookEndpoint) "; done
+is "$seen" "$(printf "$url2 %.0s" $(seq 16))" \
+    "the token made before the change reads the new webhookEndpoint, 16 times of 16"
+create_token "$(uniq_name t30-after)" '["view"]'
+api --as "$TOK_CLIENT_ID" "$TOK_SECRET" GET /config
+jis .webhookEndpoint "\"$url2\"" "a token made after the change reads it too"
+api PATCH /config "{\"webhookEndpoint\":\"$url\"}"
+is_status 200 "webhookEndpoint back to $url"
+
 api PATCH /config '{"webhookEndpoint":"http://127.0.0.1:9/hook"}'
 is_status 200 "PATCH webhookEndpoint http to loopback: 200 (checked at delivery)"
 jis .webhookEndpoint '"http://127.0.0.1:9/hook"' "webhookEndpoint http set"

@@ -57,23 +57,15 @@ int db_token_auth_get(struct db *db, const char *id, struct token_auth *out);
  * The statement db_token_auth_get runs, in parts, for a store function
  * that reads something of the token's platform in the same round trip:
  * TOKEN_AUTH_COLS (the first TOKEN_AUTH_NCOLS columns, for
- * token_auth_from_row) and TOKEN_AUTH_FROM (tokens t, platform_configs c);
- * the token's row is WHERE t.id = ?.
+ * token_auth_from_row) and TOKEN_AUTH_FROM (tokens t alone: the token
+ * carries its platform configuration's version, schema/022); the token's
+ * row is WHERE t.id = ?.
  */
-#define TOKEN_AUTH_TOKEN_COLS \
+#define TOKEN_AUTH_COLS \
 	"t.platform_id, t.secret_hash, t.perm_view, t.perm_manage," \
-	" t.revoked_at IS NOT NULL, t.failures_until > UTC_TIMESTAMP(3)"
-#define TOKEN_AUTH_COLS TOKEN_AUTH_TOKEN_COLS ", c.version"
+	" t.revoked_at IS NOT NULL, t.failures_until > UTC_TIMESTAMP(3), t.config_version"
 #define TOKEN_AUTH_NCOLS 7
-#define TOKEN_AUTH_FROM \
-	" FROM tokens t JOIN platform_configs c ON c.platform_id = t.platform_id"
-/*
- * The same columns without the configuration's version (0: the request's
- * configuration, if it needs one, is read whole), from tokens t alone: for
- * a route that never reads the configuration, one table fewer to open.
- */
-#define TOKEN_AUTH_COLS_NO_CONFIG TOKEN_AUTH_TOKEN_COLS ", 0"
-#define TOKEN_AUTH_FROM_NO_CONFIG " FROM tokens t"
+#define TOKEN_AUTH_FROM " FROM tokens t"
 
 struct db_rows;
 void token_auth_from_row(const struct db_rows *r, struct token_auth *out);
