@@ -254,6 +254,9 @@ db_token_insert(struct db *db, const char *platform, const char *id,
 {
 	struct insert_args x = { platform, id, name, view, manage, operator_issued, hash, out };
 
+	/* Inside the caller's transaction (a new platform's): part of it. */
+	if (db_in_transaction(db))
+		return insert_tx(db, &x);
 	return db_transact(db, insert_tx, &x);
 }
 
