@@ -9,10 +9,7 @@
 # stats); the requests held meanwhile are answered as usual.
 . "$(dirname "${BASH_SOURCE[0]}")/lib/api.sh"
 
-bdir=${XB_CTL%%/src/xborderctl*}
-if ! grep -qs '^#define XB_FAULT_INJECTION 1' "$bdir/config.h"; then
-    plan skip_all "the stack's build ($bdir) has no fault injection (scripts/dev up --fault-injection)"
-fi
+needs_faults
 no_plan
 
 RUN=$(uniq_name t54)

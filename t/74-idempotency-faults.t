@@ -19,10 +19,7 @@
 . "$(dirname "${BASH_SOURCE[0]}")/lib/api.sh"
 . "$(dirname "${BASH_SOURCE[0]}")/lib/money.sh"
 
-bdir=${XB_CTL%%/src/xborderctl*}
-if ! grep -qs '^#define XB_FAULT_INJECTION 1' "$bdir/config.h"; then
-    plan skip_all "the stack's build ($bdir) has no fault injection (scripts/dev up --fault-injection)"
-fi
+needs_faults
 no_plan
 
 RUN=$(uniq_name t74)

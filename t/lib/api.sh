@@ -376,6 +376,15 @@ is_header() {
     is "$(header "$1")" "$2" "${3:-$REQ: header $1: $2}"
 }
 
+# needs_faults: skips the whole test unless the stack's build has fault
+# injection (configure --enable-fault-injection; scripts/dev check always
+# builds one), which the X-Xborder-Fault header and XB_FAULT drive.
+needs_faults() {
+    local bdir=${XB_CTL%%/src/xborderctl*}
+    grep -qs '^#define XB_FAULT_INJECTION 1' "$bdir/config.h" ||
+        plan skip_all "the stack's build ($bdir) has no fault injection (scripts/dev up --fault-injection)"
+}
+
 # xbctl ARGS...: runs xborderctl ($XB_CTL is a command line).
 xbctl() {
     [[ -n ${XB_CTL:-} ]] || { diag "XB_CTL is not set"; return 1; }
