@@ -7,14 +7,17 @@
  */
 #include "config.h"
 
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <unistd.h>
 
 #include <fcgiapp.h>
 
 #include "xborder/db.h"
+#include "xborder/fcgi_rec.h"
 #include "xborder/log.h"
 #include "xborder/request.h"
 #include "xborder/resp.h"
@@ -206,6 +209,33 @@ resp_render(const struct req *req, size_t *lenp)
 	return out;
 }
 
+/*
+ * Writes the whole answer, its FastCGI records included, to nginx with one
+ * write (fcgi_rec.c): libfcgi's stream would flush every 8 KiB, and each
+ * write wakes nginx.  libfcgi's streams are then marked closed, so that
+ * FCGX_Finish_r writes nothing more (its end records are in ours).  A
+ * failed write is nginx gone: nothing is left to tell.
+ */
+static void
+send_records(FCGX_Request *fr, const char *text, size_t len)
+{
+	size_t n, off = 0;
+	unsigned char *f = fcgi_rec_frame(fr->requestId, text, len, &n);
+	ssize_t w;
+
+	while (off < n) {
+		if ((w = write(fr->ipcFd, f + off, n - off)) < 0) {
+			if (errno == EINTR)
+				continue;
+			break;
+		}
+		off += (size_t)w;
+	}
+	free(f);
+	fr->out->isClosed = fr->out->wasFCloseCalled = 1;
+	fr->err->isClosed = fr->err->wasFCloseCalled = 1;
+}
+
 void
 resp_send(struct req *req)
 {
@@ -215,8 +245,9 @@ resp_send(struct req *req)
 	if (req->status == 0)
 		resp_error(req, 500, "INTERNAL_ERROR", "No response was produced.", NULL);
 	text = resp_render(req, &len);
-	if (req->fcgi != NULL)
-		FCGX_PutStr(text, (int)len, req->fcgi->out);
+	if (req->fcgi != NULL && req->fcgi->ipcFd >= 0 && req->fcgi->out != NULL &&
+	    req->fcgi->err != NULL)
+		send_records(req->fcgi, text, len);
 	free(text);
 }
 
