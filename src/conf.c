@@ -62,6 +62,8 @@ static const struct ckey keys[] = {
 	{ "webhook_retry_window", C_I64, OFF(webhook_retry_window), 1, UINT64_C(31536000) },
 	{ "invariant_interval",	C_I64, OFF(invariant_interval), 0, 86400 },
 	{ "invariant_lag",	C_I64, OFF(invariant_lag), 1, 86400 },
+	{ "list_anchor_step",	C_I64, OFF(list_anchor_step), 0, 100000000 },
+	{ "list_anchor_delay",	C_I64, OFF(list_anchor_delay), 1, 86400 },
 	{ "worker_shard",	C_SHARD, OFF(worker_shard), 0, 0 },
 	{ "schema_dir",		C_STR, OFF(schema_dir), 0, 0 },
 	{ "openapi_file",	C_STR, OFF(openapi_file), 0, 0 },
@@ -99,6 +101,8 @@ conf_defaults(struct conf *c)
 	c->webhook_retry_window = 259200;
 	c->invariant_interval = 60;
 	c->invariant_lag = 60;
+	c->list_anchor_step = 10000;
+	c->list_anchor_delay = 600;
 	c->worker_shard = 0;
 	c->worker_shards = 1;
 	c->schema_dir = xstrdup(XB_SCHEMA_DIR);

@@ -13,6 +13,7 @@
 
 #include "xborder/db.h"
 #include "xborder/db_tokens.h"
+#include "xborder/db_txn_anchors.h"
 #include "xborder/db_txn_lists.h"
 #include "xborder/util.h"
 
@@ -243,6 +244,12 @@ bind_first(const char *platform, const struct txn_filter *f, unsigned mask,
 	return k;
 }
 
+int
+db_txn_list_anchored(const struct txn_filter *f, int64_t offset)
+{
+	return filter_mask(f) == 0 && offset >= TXN_ANCHOR_MIN_OFFSET;
+}
+
 unsigned
 db_txn_list_combinations(void)
 {
@@ -303,12 +310,17 @@ db_txn_list(struct db *db, const char *platform, const struct txn_filter *f,
 	struct db_val v[20];
 	struct db_rows r;
 	size_t k;
-	int rc;
+	int rc, found;
 
 	*out = NULL;
 	*n = 0;
 	k = bind_page(platform, f, mask, limit, offset, v);
-	if ((rc = db_query(db, db_txn_list_sql(mask, 1), v, k, &r)) != DB_OK)
+	/* A deep page of the unfiltered list starts at an anchor when one serves. */
+	found = 0;
+	if (db_txn_list_anchored(f, offset) &&
+	    (rc = db_txn_anchor_page(db, platform, limit, offset, &r, &found)) != DB_OK)
+		return rc;
+	if (!found && (rc = db_query(db, db_txn_list_sql(mask, 1), v, k, &r)) != DB_OK)
 		return rc;
 	/*
 	 * The rows say whether the platform has quotes past their expiry (an

@@ -312,7 +312,9 @@ transactions_list_with_token(struct req *req, struct db *db, const char *token_i
 	struct txn_list_query q;
 	struct txn_list_prefetch *p;
 
-	if (platform == NULL || transactions_query_quiet(req, &q) < 0)
+	/* A deep page that starts at an anchor is the handler's to read. */
+	if (platform == NULL || transactions_query_quiet(req, &q) < 0 ||
+	    db_txn_list_anchored(&q.f, q.cursor))
 		return db_token_auth_get(db, token_id, ta);
 	if (req->prefetch == NULL) {
 		req->prefetch = xcalloc(1, sizeof(struct txn_list_prefetch));

@@ -50,6 +50,8 @@ struct conf {
 	int64_t		 webhook_retry_window;	/* seconds of retrying before FAILED */
 	int64_t		 invariant_interval;	/* seconds between the worker's checks; 0 none */
 	int64_t		 invariant_lag;		/* seconds a change waits before it is checked */
+	int64_t		 list_anchor_step;	/* rows between two anchors of deep pages; 0 none */
+	int64_t		 list_anchor_delay;	/* seconds a row waits before it is an anchor */
 	unsigned	 worker_shard;	/* worker_shard = K/N: this worker's K ... */
 	unsigned	 worker_shards;	/* ... of N (1: every platform's jobs) */
 	char		*schema_dir;

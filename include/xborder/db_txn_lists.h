@@ -25,6 +25,13 @@ int db_txn_list(struct db *db, const char *platform, const struct txn_filter *f,
     int64_t limit, int64_t offset, struct txn **out, size_t *n, int64_t *total, int *due);
 
 /*
+ * 1 when db_txn_list() reads the page of f at offset from an anchor when
+ * one serves (db_txn_anchors.h): a deep page of the unfiltered list, which
+ * is then not read with the token.
+ */
+int db_txn_list_anchored(const struct txn_filter *f, int64_t offset);
+
+/*
  * The text of db_txn_list()'s statement for the filter combination mask
  * (0 .. db_txn_list_combinations() - 1): its page (page 1), its page read
  * with the token (page 2, db_token_auth_get_list), its first page read

@@ -30,6 +30,7 @@
 #include "xborder/db_quotes.h"
 #include "xborder/db_tokens.h"
 #include "xborder/db_transactions.h"
+#include "xborder/db_txn_anchors.h"
 #include "xborder/quote_ops.h"
 #include "xborder/settle.h"
 #include "xborder/util.h"
@@ -41,6 +42,8 @@
 #define BEAT_EVERY_MS 2000	/* the heartbeat of the worker's share (worker_beats) */
 #define PURGE_EVERY_MS 60000
 #define PURGE_AGAIN_MS 1000	/* when a purge left rows */
+#define ANCHOR_EVERY_MS 2000	/* the anchors of deep pages (db_txn_anchors.h) */
+#define ANCHOR_BUDGET 16	/* anchors placed at most a time: 16 walks of a step */
 /*
  * Due jobs run in one transaction, so that one commit (fsync) covers them.
  * A batch holds every row its jobs locked (customers, in-transit accounts,
@@ -218,6 +221,26 @@ purge_old_rows(struct db *db, int64_t *last_purge)
 	*last_purge = now_ms() - (more ? PURGE_EVERY_MS - PURGE_AGAIN_MS : 0);
 }
 
+/*
+ * Places the anchors of GET /transactions' deep pages (list_anchor_step),
+ * every ANCHOR_EVERY_MS while idle, or again at once while it placed its
+ * whole budget (a platform that grew by many steps catches up).
+ */
+static void
+place_anchors(const struct conf *conf, struct db *db, int64_t *last_anchor)
+{
+	int placed = 0, rc;
+
+	if (conf->list_anchor_step == 0 || now_ms() - *last_anchor <= ANCHOR_EVERY_MS)
+		return;
+	rc = db_txn_anchors_place(db, conf->list_anchor_step, conf->list_anchor_delay,
+	    ANCHOR_BUDGET, &placed);
+	if (rc != DB_OK)
+		log_msg(LOG_LVL_WARN, NULL, "list anchors: database failure %d", rc);
+	else if (placed > 0)
+		log_msg(LOG_LVL_DEBUG, NULL, "list anchors: %d placed", placed);
+	*last_anchor = rc == DB_OK && placed == ANCHOR_BUDGET ? 0 : now_ms();
+}
 
 static void
 check_problem(void *arg, const char *check, const char *what, const char *id,
@@ -300,7 +323,7 @@ static uint64_t
 run_jobs(const struct conf *conf, struct deliveries *hooks, const struct job_handler *handler)
 {
 	const struct db_shard shard = { conf->worker_shard, conf->worker_shards };
-	int64_t last_purge = 0, last_sweep = 0, last_check = 0, last_beat = 0;
+	int64_t last_purge = 0, last_sweep = 0, last_check = 0, last_beat = 0, last_anchor = 0;
 	int64_t backoff = IDLE_SLEEP_MS;
 	uint64_t done = 0;
 
@@ -343,6 +366,7 @@ run_jobs(const struct conf *conf, struct deliveries *hooks, const struct job_han
 		}
 		sweep_quotes(db, &last_sweep);
 		purge_old_rows(db, &last_purge);
+		place_anchors(conf, db, &last_anchor);
 		check_invariants(conf, db, 1, &last_check);
 		deliver_wait(hooks, IDLE_SLEEP_MS);
 	}
