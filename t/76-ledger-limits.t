@@ -19,30 +19,13 @@
 # worker stop), always starting it again.
 . "$(dirname "${BASH_SOURCE[0]}")/lib/api.sh"
 . "$(dirname "${BASH_SOURCE[0]}")/lib/money.sh"
+. "$(dirname "${BASH_SOURCE[0]}")/lib/stack.sh"
 no_plan
 
-DEV=${XB_ROOT:-$XB_REPO}/scripts/dev
-SOCK=${XB_DEV_DIR:?}/run/mysqld.sock
 LIMIT=999999999999999999
 CFG_MAX=1000000000000000
 
 # --- helpers ------------------------------------------------------------------------
-
-worker_stopped=0
-dev() {
-    if "$DEV" "$@" >"$_API_TMP/dev.log" 2>&1; then return 0; fi
-    diag "scripts/dev $* failed: $(tail -n 5 "$_API_TMP/dev.log")"
-    return 1
-}
-worker_stop() { dev worker stop && worker_stopped=1; }
-worker_start() { dev worker start && worker_stopped=0; }
-at_exit 'if ((worker_stopped)); then dev worker start; fi'
-
-# sql STATEMENTS: runs them in the stack's database; prints rows tab-separated.
-sql() {
-    mariadb --no-defaults --socket="$SOCK" --user="$(id -un)" --batch --skip-column-names \
-        xborder -e "$1"
-}
 
 # sql_move FROM TO AMOUNT: a balanced posting of AMOUNT from one internal
 # account (raw id) to another, written straight into the database the way
