@@ -24,12 +24,16 @@
 /* How often a page looks again when the list changed between its statements. */
 #define PAGE_ATTEMPTS 3
 
-/* The platform's row count (as the page's totalCount) and its anchor at or above p. */
+/*
+ * The platform's nearest anchor at or above the position of offset ?,
+ * with the platform's row count (the page's totalCount) that says where
+ * that position is: both subqueries run once, in the statement's one
+ * reading; no row when no anchor is there.
+ */
+#define ROW_COUNT "(SELECT COALESCE(SUM(n), 0) FROM txn_counts WHERE platform_id = ?)"
 static const char find_sql[] =
-    "SELECT c.n, a.seq, a.created_at, a.id"
-    " FROM (SELECT COALESCE(SUM(n), 0) AS n FROM txn_counts WHERE platform_id = ?) c"
-    " LEFT JOIN txn_anchors a ON a.platform_id = ? AND a.seq >= c.n - 1 - ?"
-    " ORDER BY a.seq LIMIT 1";
+    "SELECT " ROW_COUNT ", seq, created_at, id FROM txn_anchors"
+    " WHERE platform_id = ? AND seq >= " ROW_COUNT " - 1 - ? ORDER BY seq LIMIT 1";
 
 /*
  * The page walked down from an anchor (its row included), with the
@@ -55,16 +59,17 @@ db_txn_anchor_page(struct db *db, const char *platform, int64_t limit, int64_t o
 	*found = 0;
 	memset(r, 0, sizeof(*r));
 	for (int attempt = 0; attempt < PAGE_ATTEMPTS; attempt++) {
-		struct db_val fv[] = { DBS(platform), DBS(platform), DBI(offset) };
+		struct db_val fv[] = { DBS(platform), DBS(platform), DBS(platform), DBI(offset) };
 		int64_t n, seq;
 		char at[32], id[40];
 
+		/* No anchor at or above it: the page is among the newest rows. */
 		if ((rc = db_query_one(db, find_sql, fv, NARGS(fv), &a)) != DB_OK)
 			return rc == DB_NOT_FOUND ? DB_OK : rc;
 		n = db_cell_i64(&a, 0, 0);
-		if (db_cell(&a, 0, 1) == NULL || offset >= n) {
+		if (offset >= n) {
 			db_rows_free(&a);
-			return DB_OK;	/* above the newest anchor, or past the end */
+			return DB_OK;	/* past the end */
 		}
 		seq = db_cell_i64(&a, 0, 1);
 		str_copy(at, sizeof(at), db_cell(&a, 0, 2));
@@ -91,6 +96,18 @@ db_txn_anchor_page(struct db *db, const char *platform, int64_t limit, int64_t o
 		memset(r, 0, sizeof(*r));
 	}
 	return DB_OK;
+}
+
+int
+db_txn_anchor_explain(struct db *db, const char *platform, int page, struct db_rows *out)
+{
+	static const char at[] = "2026-01-01 00:00:00.000", id[] = "00000000-0000-4000-8000-000000000000";
+	struct db_val fv[] = { DBS(platform), DBS(platform), DBS(platform), DBI(100000) };
+	struct db_val pv[] = { DBS(platform), DBS(platform), DBS(at), DBS(at), DBS(id), DBI(20),
+	    DBI(5000) };
+
+	return page ? db_explain(db, page_sql, pv, NARGS(pv), out) :
+	    db_explain(db, find_sql, fv, NARGS(fv), out);
 }
 
 /*

@@ -31,6 +31,13 @@ int db_txn_anchor_page(struct db *db, const char *platform, int64_t limit, int64
     struct db_rows *r, int *found);
 
 /*
+ * EXPLAIN of db_txn_anchor_page()'s statements for platform, with sample
+ * values: the look for the anchor (page 0) or the walk from it (page 1).
+ * For xborderctl explain-lists.
+ */
+int db_txn_anchor_explain(struct db *db, const char *platform, int page, struct db_rows *out);
+
+/*
  * xborder-worker: places up to budget anchors, every step rows of each
  * platform that has step rows or more past its newest anchor, at rows
  * older than delay seconds (so that no transaction still open can write a

@@ -30,6 +30,7 @@
 #include "xborder/db_checks.h"
 #include "xborder/db_ledger.h"
 #include "xborder/db_platforms.h"
+#include "xborder/db_txn_anchors.h"
 #include "xborder/db_txn_lists.h"
 #include "xborder/ids.h"
 #include "xborder/db_review.h"
@@ -640,7 +641,8 @@ explain_deliveries(struct db *db, const char *platform)
 /*
  * explain-lists PLATFORM_ID: EXPLAIN of every statement GET /transactions
  * can run (each combination of filters: its page, its page read with a
- * token of the platform, and its count), and of the statements that lock
+ * token of the platform, and its count; a deep page's look for its anchor
+ * and walk from it), and of the statements that lock
  * and change the status of a batch of transactions (1, 2 and 16 of them,
  * the first the platform's newest), and of every statement GET
  * /webhooks/deliveries can run, one line per table of each plan.
@@ -682,6 +684,15 @@ cmd_explain_lists(struct db *db, const struct conf *conf, int argc, char **argv)
 			bad |= explain_rows(&r, label, 0);
 			db_rows_free(&r);
 		}
+	/* A deep page of the unfiltered list: its anchor, then the walk from it. */
+	for (int page = 0; page <= 1; page++) {
+		struct db_rows r;
+
+		if (db_txn_anchor_explain(db, argv[1], page, &r) != DB_OK)
+			die("explain-lists: %s", db_error(db));
+		bad |= explain_rows(&r, page ? "anchor\tpage" : "anchor\tfind", 0);
+		db_rows_free(&r);
+	}
 	if (db_txn_list(db, argv[1], &all, 1, 0, &newest, &ntxn, &total, NULL) != DB_OK)
 		die("explain-lists: %s", db_error(db));
 	snprintf(txn_id, sizeof(txn_id), "%s",
