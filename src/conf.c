@@ -101,7 +101,7 @@ conf_defaults(struct conf *c)
 	c->webhook_retry_window = 259200;
 	c->invariant_interval = 60;
 	c->invariant_lag = 60;
-	c->list_anchor_step = 10000;
+	c->list_anchor_step = 1000;
 	c->list_anchor_delay = 600;
 	c->worker_shard = 0;
 	c->worker_shards = 1;

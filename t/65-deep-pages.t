@@ -6,8 +6,8 @@
 # A platform of its own gets 25,000 transactions written with SQL, a month
 # old (pairs of rows share a createdAt, so the id orders them), and its
 # txn_counts rebuilt, as bench/run seeds.  xborder-worker places the
-# anchors of the stack's list_anchor_step (10,000 by default) at positions
-# 0, 10,000 and 20,000, each the row at that position counted from the
+# anchors of the stack's list_anchor_step (1,000 by default) at positions
+# 0, 1,000, ... 24,000, each the row at that position counted from the
 # oldest.  Then:
 #  - pages at offsets around the anchors, the first anchored offset, the
 #    last rows and past the end are exactly what the offset says (the ids
@@ -17,8 +17,8 @@
 #  - transactions made through the API afterwards, the newest, move every
 #    page down and no position below them;
 #  - rows younger than list_anchor_delay (600 s) are no anchor: 10,000
-#    more rows about a minute old give the platform no anchor at 30,000, while
-#    a platform seeded in the same moment with old rows gets its first.
+#    more rows about a minute old give the platform no anchor at 25,000,
+#    while a platform seeded in the same moment with old rows gets its own.
 # The seeded rows are written with their txn_counts in one transaction;
 # the old ones are past the 30 days the event checks look at, as bench/run
 # seeds; the young ones have no events, so they are recorded as planted
@@ -29,8 +29,14 @@
 . "$_API_LIB_DIR/stack.sh"
 no_plan
 
-STEP=10000
+# The stack's step (xborder.conf(5)), 1000 unless its configuration says.
+STEP=$(sed -n 's/^[[:space:]]*list_anchor_step[[:space:]]*=[[:space:]]*\([0-9]*\).*/\1/p' \
+    "${XB_CONF:?}" | tail -n 1)
+STEP=${STEP:-1000}
 ROWS=25000
+((STEP >= 100 && STEP <= 2000)) || BAIL_OUT "this suite needs list_anchor_step from 100 to 2000 (it is $STEP)"
+NA=$(((ROWS - 1) / STEP + 1))
+MID=$((ROWS / STEP / 2 * STEP))
 
 new_platform t65 || BAIL_OUT "platform-create failed"
 P=$NP_ID AS=(--as "$NP_CLIENT_ID" "$NP_SECRET")
@@ -114,9 +120,9 @@ is "$(sql "SELECT COUNT(*) FROM transactions WHERE platform_id = '$P'")" "$ROWS"
 
 # --- the anchors -----------------------------------------------------------------
 
-wait_for '(( $(anchors "$P") >= 3 ))' 60
-is "$(anchors "$P")" 3 "xborder-worker placed 3 anchors ($ROWS rows, a step of $STEP)"
-for seq in 0 $STEP $((2 * STEP)); do
+wait_for '(( $(anchors "$P") >= NA ))' 60
+is "$(anchors "$P")" "$NA" "xborder-worker placed $NA anchors ($ROWS rows, a step of $STEP)"
+for seq in 0 $STEP $MID $(((NA - 1) * STEP)); do
     is "$(sql "SELECT id FROM txn_anchors WHERE platform_id = '$P' AND seq = $seq")" \
         "$(sql "SELECT id FROM transactions FORCE INDEX (ix_transactions_list)
                 WHERE platform_id = '$P' ORDER BY created_at, id LIMIT 1 OFFSET $seq")" \
@@ -126,7 +132,7 @@ done
 # --- pages from the anchors -----------------------------------------------------
 
 N=$ROWS
-for k in 1999 2000 2001 $((N - 1 - 2 * STEP)) $((N - 2 * STEP)) $((N - 2 * STEP + 1)) \
+for k in 1999 2000 2001 $((N - 1 - MID)) $((N - MID)) $((N - MID + 1)) \
     $((N - 1 - STEP)) $((N - STEP)) 12345 $((N - 21)) $((N - 20)) $((N - 1)); do
     page_is "$k" "$k" "seeded"
 done
@@ -140,10 +146,10 @@ is "$(jq -r '[(.data | length), .totalCount] | map(tostring) | join(" ")' <<<"$B
 
 # The page is read from its anchor: one recorded a position too high moves
 # the page by one row (position p then lands on p - 1).
-K=$((N - 1 - 5000))
-sql "UPDATE txn_anchors SET seq = seq + 1 WHERE platform_id = '$P' AND seq = $STEP"
+K=$((N - 1 - MID + STEP / 2))
+sql "UPDATE txn_anchors SET seq = seq + 1 WHERE platform_id = '$P' AND seq = $MID"
 page_is "$K" "$((K + 1))" "an anchor one off"
-sql "UPDATE txn_anchors SET seq = seq - 1 WHERE platform_id = '$P' AND seq = $((STEP + 1))"
+sql "UPDATE txn_anchors SET seq = seq - 1 WHERE platform_id = '$P' AND seq = $((MID + 1))"
 page_is "$K" "$K" "the anchor put back"
 
 # --- newer transactions ---------------------------------------------------------
@@ -153,7 +159,7 @@ for i in 1 2 3; do
     is_status 201 "a payout through the API ($i of 3)"
 done
 N=$((ROWS + 3))
-for k in 3 2003 $((N - 1 - STEP)) $((N - 2 * STEP)) $((N - 1)); do
+for k in 3 2003 $((N - 1 - STEP)) $((N - 1 - MID)) $((N - MID - STEP / 3)) $((N - 1)); do
     page_is "$k" "$k" "with 3 newer"
 done
 
@@ -161,17 +167,17 @@ done
 
 new_platform t65s || BAIL_OUT "platform-create failed"
 S=$NP_ID
-seed "$P" "$STEP" 60 1000 young-seed
+seed "$P" 10000 60 1000 young-seed
 # No event was written for them (the checks look at 30 days): on purpose.
 planted $(sql "SELECT id FROM transactions WHERE platform_id = '$P'
                AND platform_customer_id = 'young-seed'")
-seed "$S" "$STEP" $((40 * 86400)) 1000000 old-seed
-wait_for '(( $(anchors "$S") >= 1 ))' 60
-is "$(anchors "$S")" 1 "a platform of $STEP old rows got its first anchor"
+seed "$S" $((2 * STEP)) $((40 * 86400)) 1000000 old-seed
+wait_for '(( $(anchors "$S") >= 2 ))' 60
+is "$(anchors "$S")" 2 "a platform of $((2 * STEP)) old rows got its anchors (0 and $STEP)"
 is "$(sql "SELECT COALESCE(MAX(seq), -1) FROM txn_anchors WHERE platform_id = '$P'")" \
-    $((2 * STEP)) "in the same pass, no anchor at $((3 * STEP)) among rows a minute old"
-N=$((ROWS + 3 + STEP))
-page_is $((N - 1 - STEP)) $((N - 1 - STEP)) "with young rows above"
+    $(((NA - 1) * STEP)) "in the same pass, no anchor at $((NA * STEP)) among rows a minute old"
+N=$((ROWS + 3 + 10000))
+page_is $((N - 1 - MID)) $((N - 1 - MID)) "with young rows above"
 
 unseed "$P" young-seed
 N=$((ROWS + 3))

@@ -43,7 +43,7 @@
 #define PURGE_EVERY_MS 60000
 #define PURGE_AGAIN_MS 1000	/* when a purge left rows */
 #define ANCHOR_EVERY_MS 2000	/* the anchors of deep pages (db_txn_anchors.h) */
-#define ANCHOR_BUDGET 16	/* anchors placed at most a time: 16 walks of a step */
+#define ANCHOR_BUDGET 64	/* anchors placed at most a time: 64 walks of a step */
 /*
  * Due jobs run in one transaction, so that one commit (fsync) covers them.
  * A batch holds every row its jobs locked (customers, in-transit accounts,
