@@ -46,10 +46,18 @@ fund "$INT" 100000 "${AS[@]}"
 mk_ext "$CUST" 000123456789 USD "${AS[@]}"
 C=${CUST#Customer:} I=${INT#InternalAccount:} E=${EXT#ExternalAccount:}
 
+# The end of a transaction that changed platform @p's rows: its txn_counts
+# rebuilt from them (their version, the sum of changes, only grows).
+RECOUNT="SET @v = (SELECT COALESCE(SUM(changes), 0) + 1 FROM txn_counts WHERE platform_id = @p);
+DELETE FROM txn_counts WHERE platform_id = @p;
+INSERT INTO txn_counts (platform_id, status, type, shard, n, changes)
+  SELECT platform_id, status, type, 0, COUNT(*), @v FROM transactions
+  WHERE platform_id = @p GROUP BY platform_id, status, type;"
+
 # seed PLATFORM N AGE_SECONDS UNIT MARK: N transactions of PLATFORM's
 # customer $C (platformCustomerId MARK), the newest AGE_SECONDS old, two
 # rows a UNIT of microseconds (1000000: a second; pairs share createdAt),
-# and its txn_counts rebuilt (their version only grows), in one transaction.
+# and its txn_counts rebuilt, in one transaction.
 seed() {
     local p=$1 n=$2 age=$3 unit=$4 mark=$5
     sql "
@@ -67,11 +75,7 @@ SELECT LOWER(CONCAT(SUBSTR(h, 1, 8), '-', SUBSTR(h, 9, 4), '-4', SUBSTR(h, 14, 3
 FROM (SELECT seq, MD5(CONCAT(UUID(), '/', seq)) AS h,
         UTC_TIMESTAMP(3) - INTERVAL $age SECOND - INTERVAL (($n - seq) DIV 2) * $unit MICROSECOND AS c
       FROM seq_1_to_$n) s;
-SET @v = (SELECT COALESCE(SUM(changes), 0) + 1 FROM txn_counts WHERE platform_id = @p);
-DELETE FROM txn_counts WHERE platform_id = @p;
-INSERT INTO txn_counts (platform_id, status, type, shard, n, changes)
-  SELECT platform_id, status, type, 0, COUNT(*), @v FROM transactions
-  WHERE platform_id = @p GROUP BY platform_id, status, type;
+$RECOUNT
 COMMIT;"
 }
 
@@ -82,11 +86,7 @@ unseed() {
 SET @p = '$1';
 START TRANSACTION;
 DELETE FROM transactions WHERE platform_id = @p AND platform_customer_id = '$2';
-SET @v = (SELECT COALESCE(SUM(changes), 0) + 1 FROM txn_counts WHERE platform_id = @p);
-DELETE FROM txn_counts WHERE platform_id = @p;
-INSERT INTO txn_counts (platform_id, status, type, shard, n, changes)
-  SELECT platform_id, status, type, 0, COUNT(*), @v FROM transactions
-  WHERE platform_id = @p GROUP BY platform_id, status, type;
+$RECOUNT
 COMMIT;"
 }
 
