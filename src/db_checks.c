@@ -24,6 +24,9 @@
  *   idempotency     each answer of a creation kept under an
  *                   Idempotency-Key names a transaction that exists, and
  *                   no two name the same one
+ *   anchors         each anchor of GET /transactions' deep pages is the
+ *                   row at its position of its list (db_txn_anchors.h):
+ *                   a wrong one would serve wrong pages
  *
  * postings and quote-fees hold the transactions made since schema 016,
  * from which entries name their transaction; events those of the last 30
@@ -49,6 +52,7 @@
 
 #include "xborder/db.h"
 #include "xborder/db_checks.h"
+#include "xborder/db_txn_anchors.h"
 #include "xborder/fault.h"
 #include "xborder/ledger.h"
 #include "xborder/ledger_expect.h"
@@ -469,6 +473,34 @@ check_idempotency(struct run *x)
 	return QUERIES(x, q);
 }
 
+/* A wrong anchor (db_txn_anchors_verify), reported. */
+static void
+bad_anchor(void *arg, const char *platform, const char *type, int64_t seq, int64_t want,
+    int64_t rows)
+{
+	char id[80], detail[160];
+
+	snprintf(id, sizeof(id), "%s %s %" PRId64, platform, type[0] != '\0' ? type : "all", seq);
+	if (rows < 0)
+		snprintf(detail, sizeof(detail), "its list, type '%s', is no list", type);
+	else
+		snprintf(detail, sizeof(detail), "%" PRId64 " rows up to it from the anchor before,"
+		    " not %" PRId64 ": it is not the row at position %" PRId64, rows, want, seq);
+	problem(arg, "anchor", id, detail);
+}
+
+/*
+ * The anchors of deep pages: ledger-check's alone (a walk of every
+ * anchored list); a recent run has no form of it.
+ */
+static int
+check_anchors(struct run *x)
+{
+	if (x->s->recent)
+		return DB_OK;
+	return db_txn_anchors_verify(x->db, bad_anchor, x, &x->examined);
+}
+
 /* --- postings: each transaction's entries against ledger_expect() -------- */
 
 /* The transaction of row i of a page of postings_page's query. */
@@ -778,6 +810,7 @@ static const struct {
 	{ "quote-fees", check_quote_fees, 0 },
 	{ "events", check_events, 0 },
 	{ "idempotency", check_idempotency, 0 },
+	{ "anchors", check_anchors, 1 },
 };
 
 /* Runs every check over scope s; the number of problems, or a DB_ failure. */

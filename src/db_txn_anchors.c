@@ -5,12 +5,14 @@
  * the page at offset k of the unfiltered list walked k entries of
  * ix_transactions_list.  Transactions never leave the list and a new one
  * is always the newest, so once every older row is committed, a row's
- * position counted from the oldest (seq) never changes.  xborder-worker
- * records (db_txn_anchors_place) the row at positions 0, step, 2 step, ...
- * among rows older than a delay longer than any transaction stays open; a
- * page at offset k of a platform of N rows starts at position
- * p = N - 1 - k, so it walks down from the nearest anchor at or above p
- * and skips seq - p < step entries instead of k.
+ * position counted from the oldest (seq) never changes.  Nor does its
+ * position among the rows of its type, which never changes either: the
+ * list filtered by type has anchors of its own (schema/024).
+ * xborder-worker records (db_txn_anchors_place) the row at positions 0,
+ * step, 2 step, ... of each list among rows older than a delay longer
+ * than any transaction stays open; a page at offset k of a list of N rows
+ * starts at position p = N - 1 - k, so it walks down from the nearest
+ * anchor at or above p and skips seq - p < step entries instead of k.
  */
 #include "config.h"
 
@@ -25,46 +27,130 @@
 #define PAGE_ATTEMPTS 3
 
 /*
- * The platform's nearest anchor at or above the position of offset ?,
- * with the platform's row count (the page's totalCount) that says where
- * that position is: both subqueries run once, in the statement's one
- * reading; no row when no anchor is there.
+ * The statements of one anchored list: the whole list (type '' in
+ * txn_anchors) or the list of one type.  Each names its rows with the
+ * platform, then the type for the typed list (bind_list), wherever its
+ * text says LIST_ROWS, COUNT_ROWS or LIST_ANCHORS.
  */
-#define ROW_COUNT "(SELECT COALESCE(SUM(n), 0) FROM txn_counts WHERE platform_id = ?)"
-static const char find_sql[] =
-    "SELECT " ROW_COUNT ", seq, created_at, id FROM txn_anchors"
-    " WHERE platform_id = ? AND seq >= " ROW_COUNT " - 1 - ? ORDER BY seq LIMIT 1";
+struct anchor_sql {
+	const char	*find, *page, *first, *next, *gap;
+};
+
+/* The row count of a list (the page's totalCount), a subquery. */
+#define COUNT_ROWS(cond) "(SELECT COALESCE(SUM(n), 0) FROM txn_counts" \
+	" WHERE platform_id = ?" cond ")"
+
+/*
+ * The list's nearest anchor at or above the position of offset ?, with
+ * the list's row count that says where that position is: both subqueries
+ * run once, in the statement's one reading; no row when no anchor is
+ * there.  Its anchors: platform_id = ? AND type = ? ('' for the whole list).
+ */
+#define FIND(cond) "SELECT " COUNT_ROWS(cond) ", seq, created_at, id FROM txn_anchors" \
+	" WHERE platform_id = ? AND type = ? AND seq >= " COUNT_ROWS(cond) " - 1 - ?" \
+	" ORDER BY seq LIMIT 1"
 
 /*
  * The page walked down from an anchor (its row included), with the
- * columns of db_txn_list_sql(0, 1): the rows, the count, whether the
+ * columns of db_txn_list_sql(mask, 1): the rows, the count, whether the
  * row's quote is due.
  */
-static const char page_sql[] =
-    "SELECT STRAIGHT_JOIN " TXN_COLS_OF("x.") ","
-    " (SELECT COALESCE(SUM(n), 0) FROM txn_counts WHERE platform_id = ?), "
-    TXN_QUOTE_DUE_OF("x")
-    " FROM (SELECT id FROM transactions FORCE INDEX (ix_transactions_list)"
-    " WHERE platform_id = ? AND (created_at < ? OR (created_at = ? AND id <= ?))"
-    " ORDER BY created_at DESC, id DESC LIMIT ? OFFSET ?) page"
-    " JOIN transactions x FORCE INDEX (PRIMARY) USING (id)";
+#define PAGE(index, cond) "SELECT STRAIGHT_JOIN " TXN_COLS_OF("x.") ", " COUNT_ROWS(cond) ", " \
+	TXN_QUOTE_DUE_OF("x") \
+	" FROM (SELECT id FROM transactions FORCE INDEX (" index ")" \
+	" WHERE platform_id = ?" cond " AND (created_at < ? OR (created_at = ? AND id <= ?))" \
+	" ORDER BY created_at DESC, id DESC LIMIT ? OFFSET ?) page" \
+	" JOIN transactions x FORCE INDEX (PRIMARY) USING (id)"
+
+/* The list's oldest row, and whether it is older than ? seconds. */
+#define FIRST(index, cond) "SELECT created_at, id, created_at < UTC_TIMESTAMP(3) - INTERVAL ? SECOND" \
+	" FROM transactions FORCE INDEX (" index ") WHERE platform_id = ?" cond \
+	" ORDER BY created_at, id LIMIT 1"
+
+/* The row step positions past an anchor, and whether it is older than ? seconds. */
+#define NEXT(index, cond) "SELECT created_at, id, created_at < UTC_TIMESTAMP(3) - INTERVAL ? SECOND" \
+	" FROM transactions FORCE INDEX (" index ")" \
+	" WHERE platform_id = ?" cond " AND (created_at > ? OR (created_at = ? AND id > ?))" \
+	" ORDER BY created_at, id LIMIT 1 OFFSET ?"
+
+/* How many rows of the list lie after one row and up to another (included). */
+#define GAP(index, cond) "SELECT COUNT(*) FROM transactions FORCE INDEX (" index ")" \
+	" WHERE platform_id = ?" cond " AND (created_at > ? OR (created_at = ? AND id > ?))" \
+	" AND (created_at < ? OR (created_at = ? AND id <= ?))"
+
+#define ANCHOR_SQL(index, cond) { FIND(cond), PAGE(index, cond), FIRST(index, cond), \
+	NEXT(index, cond), GAP(index, cond) }
+
+static const struct anchor_sql lists[2] = {
+	ANCHOR_SQL("ix_transactions_list", ""),		/* the whole list */
+	ANCHOR_SQL("ix_transactions_type", " AND type = ?"),	/* one type's */
+};
+
+static const struct anchor_sql *
+list_sql(const char *type)
+{
+	return &lists[type != NULL && type[0] != '\0'];
+}
+
+/* The values that name a list's rows: the platform, and its type if any. */
+static size_t
+bind_list(const char *platform, const char *type, struct db_val *v)
+{
+	size_t k = 0;
+
+	v[k++] = DBS(platform);
+	if (type != NULL && type[0] != '\0')
+		v[k++] = DBS(type);
+	return k;
+}
+
+/* The values of FIND: the count's, the anchors', the count's, the offset. */
+static size_t
+bind_find(const char *platform, const char *type, int64_t offset, struct db_val *v)
+{
+	size_t k = bind_list(platform, type, v);
+
+	v[k++] = DBS(platform);
+	v[k++] = DBS(type != NULL ? type : "");
+	k += bind_list(platform, type, v + k);
+	v[k++] = DBI(offset);
+	return k;
+}
+
+/* The values of PAGE: the count's, the rows', the anchor, limit and offset. */
+static size_t
+bind_page(const char *platform, const char *type, const char *at, const char *id,
+    int64_t limit, int64_t skip, struct db_val *v)
+{
+	size_t k = bind_list(platform, type, v);
+
+	k += bind_list(platform, type, v + k);
+	v[k++] = DBS(at);
+	v[k++] = DBS(at);
+	v[k++] = DBS(id);
+	v[k++] = DBI(limit);
+	v[k++] = DBI(skip);
+	return k;
+}
 
 int
-db_txn_anchor_page(struct db *db, const char *platform, int64_t limit, int64_t offset,
-    struct db_rows *r, int *found)
+db_txn_anchor_page(struct db *db, const char *platform, const char *type, int64_t limit,
+    int64_t offset, struct db_rows *r, int *found)
 {
+	const struct anchor_sql *q = list_sql(type);
 	struct db_rows a;
 	int rc;
 
 	*found = 0;
 	memset(r, 0, sizeof(*r));
 	for (int attempt = 0; attempt < PAGE_ATTEMPTS; attempt++) {
-		struct db_val fv[] = { DBS(platform), DBS(platform), DBS(platform), DBI(offset) };
+		struct db_val v[12];
 		int64_t n, seq;
 		char at[32], id[40];
+		size_t k = bind_find(platform, type, offset, v);
 
 		/* No anchor at or above it: the page is among the newest rows. */
-		if ((rc = db_query_one(db, find_sql, fv, NARGS(fv), &a)) != DB_OK)
+		if ((rc = db_query_one(db, q->find, v, k, &a)) != DB_OK)
 			return rc == DB_NOT_FOUND ? DB_OK : rc;
 		n = db_cell_i64(&a, 0, 0);
 		if (offset >= n) {
@@ -75,14 +161,10 @@ db_txn_anchor_page(struct db *db, const char *platform, int64_t limit, int64_t o
 		str_copy(at, sizeof(at), db_cell(&a, 0, 2));
 		str_copy(id, sizeof(id), db_cell(&a, 0, 3));
 		db_rows_free(&a);
-		{
-			/* The anchor is at position seq; the page's first row at n - 1 - offset. */
-			struct db_val pv[] = { DBS(platform), DBS(platform), DBS(at), DBS(at), DBS(id),
-			    DBI(limit), DBI(seq - (n - 1 - offset)) };
-
-			if ((rc = db_query(db, page_sql, pv, NARGS(pv), r)) != DB_OK)
-				return rc;
-		}
+		/* The anchor is at position seq; the page's first row at n - 1 - offset. */
+		k = bind_page(platform, type, at, id, limit, seq - (n - 1 - offset), v);
+		if ((rc = db_query(db, q->page, v, k, r)) != DB_OK)
+			return rc;
 		/*
 		 * The page's own count is of its own reading: the same n, so
 		 * nothing was added between the two statements and the page
@@ -99,55 +181,49 @@ db_txn_anchor_page(struct db *db, const char *platform, int64_t limit, int64_t o
 }
 
 int
-db_txn_anchor_explain(struct db *db, const char *platform, int page, struct db_rows *out)
+db_txn_anchor_explain(struct db *db, const char *platform, const char *type, int page,
+    struct db_rows *out)
 {
 	static const char at[] = "2026-01-01 00:00:00.000", id[] = "00000000-0000-4000-8000-000000000000";
-	struct db_val fv[] = { DBS(platform), DBS(platform), DBS(platform), DBI(100000) };
-	struct db_val pv[] = { DBS(platform), DBS(platform), DBS(at), DBS(at), DBS(id), DBI(20),
-	    DBI(5000) };
+	const struct anchor_sql *q = list_sql(type);
+	struct db_val v[12];
+	size_t k = page ? bind_page(platform, type, at, id, 20, 500, v) :
+	    bind_find(platform, type, 100000, v);
 
-	return page ? db_explain(db, page_sql, pv, NARGS(pv), out) :
-	    db_explain(db, find_sql, fv, NARGS(fv), out);
+	return db_explain(db, page ? q->page : q->find, v, k, out);
 }
 
 /*
- * The platforms with step rows or more past their newest anchor (or with
- * step rows and none), those with the most first (16 at most), with that
- * anchor.
+ * The lists (the whole list of a platform, and its list of each type)
+ * with step rows or more past their newest anchor (or with step rows and
+ * none), those with the most first (16 at most), with that anchor.
  */
 static const char due_sql[] =
-    "SELECT c.platform_id, a.seq, a.created_at, a.id"
-    " FROM (SELECT platform_id, SUM(n) AS n FROM txn_counts GROUP BY platform_id) c"
-    " LEFT JOIN (SELECT platform_id, MAX(seq) AS seq FROM txn_anchors GROUP BY platform_id) m"
-    " ON m.platform_id = c.platform_id"
-    " LEFT JOIN txn_anchors a ON a.platform_id = m.platform_id AND a.seq = m.seq"
+    "SELECT c.platform_id, c.type, a.seq, a.created_at, a.id"
+    " FROM (SELECT platform_id, CONVERT('' USING ascii) AS type, SUM(n) AS n FROM txn_counts"
+    " GROUP BY platform_id"
+    " UNION ALL SELECT platform_id, type, SUM(n) FROM txn_counts GROUP BY platform_id, type) c"
+    " LEFT JOIN (SELECT platform_id, type, MAX(seq) AS seq FROM txn_anchors"
+    " GROUP BY platform_id, type) m ON m.platform_id = c.platform_id AND m.type = c.type"
+    " LEFT JOIN txn_anchors a ON a.platform_id = m.platform_id AND a.type = m.type"
+    " AND a.seq = m.seq"
     " WHERE c.n > COALESCE(m.seq, -1) + ?"
     " ORDER BY c.n - COALESCE(m.seq, -1) DESC LIMIT 16";
 
-/* The oldest row, and whether it is older than ? seconds. */
-static const char first_sql[] =
-    "SELECT created_at, id, created_at < UTC_TIMESTAMP(3) - INTERVAL ? SECOND"
-    " FROM transactions FORCE INDEX (ix_transactions_list) WHERE platform_id = ?"
-    " ORDER BY created_at, id LIMIT 1";
-
-/* The row step positions past an anchor, and whether it is older than ? seconds. */
-static const char next_sql[] =
-    "SELECT created_at, id, created_at < UTC_TIMESTAMP(3) - INTERVAL ? SECOND"
-    " FROM transactions FORCE INDEX (ix_transactions_list)"
-    " WHERE platform_id = ? AND (created_at > ? OR (created_at = ? AND id > ?))"
-    " ORDER BY created_at, id LIMIT 1 OFFSET ?";
-
 static const char insert_sql[] =
-    "INSERT IGNORE INTO txn_anchors (platform_id, seq, created_at, id) VALUES (?, ?, ?, ?)";
+    "INSERT IGNORE INTO txn_anchors (platform_id, type, seq, created_at, id)"
+    " VALUES (?, ?, ?, ?, ?)";
 
 /*
- * Places the anchors of platform after the one at seq (created_at at, id;
- * seq -1: none yet), up to *budget of them.  DB_OK or the failure.
+ * Places the anchors of platform's list of type ('' the whole list) after
+ * the one at seq (created_at at, id; seq -1: none yet), up to *budget of
+ * them.  DB_OK or the failure.
  */
 static int
-place_after(struct db *db, const char *platform, int64_t seq, const char *at, const char *id,
-    int64_t step, int64_t delay, int *budget, int *placed)
+place_after(struct db *db, const char *platform, const char *type, int64_t seq,
+    const char *at, const char *id, int64_t step, int64_t delay, int *budget, int *placed)
 {
+	const struct anchor_sql *q = list_sql(type);
 	char last_at[32], last_id[40];
 	struct db_rows r;
 	int rc;
@@ -156,16 +232,19 @@ place_after(struct db *db, const char *platform, int64_t seq, const char *at, co
 	str_copy(last_id, sizeof(last_id), id != NULL ? id : "");
 	while (*budget > 0) {
 		int64_t next = seq < 0 ? 0 : seq + step;
+		struct db_val v[8];
+		size_t k = 0;
 
-		if (seq < 0) {
-			struct db_val v[] = { DBI(delay), DBS(platform) };
-
-			rc = db_query_one(db, first_sql, v, NARGS(v), &r);
-		} else {
-			struct db_val v[] = { DBI(delay), DBS(platform), DBS(last_at), DBS(last_at),
-			    DBS(last_id), DBI(step - 1) };
-
-			rc = db_query_one(db, next_sql, v, NARGS(v), &r);
+		v[k++] = DBI(delay);
+		k += bind_list(platform, type, v + k);
+		if (seq < 0)
+			rc = db_query_one(db, q->first, v, k, &r);
+		else {
+			v[k++] = DBS(last_at);
+			v[k++] = DBS(last_at);
+			v[k++] = DBS(last_id);
+			v[k++] = DBI(step - 1);
+			rc = db_query_one(db, q->next, v, k, &r);
 		}
 		if (rc == DB_NOT_FOUND)
 			return DB_OK;	/* fewer rows past the anchor than a step */
@@ -179,9 +258,10 @@ place_after(struct db *db, const char *platform, int64_t seq, const char *at, co
 		str_copy(last_id, sizeof(last_id), db_cell(&r, 0, 1));
 		db_rows_free(&r);
 		{
-			struct db_val v[] = { DBS(platform), DBI(next), DBS(last_at), DBS(last_id) };
+			struct db_val a[] = { DBS(platform), DBS(type), DBI(next), DBS(last_at),
+			    DBS(last_id) };
 
-			if ((rc = db_exec(db, insert_sql, v, NARGS(v), NULL)) != DB_OK)
+			if ((rc = db_exec(db, insert_sql, a, NARGS(a), NULL)) != DB_OK)
 				return rc;
 		}
 		seq = next;
@@ -204,9 +284,72 @@ db_txn_anchors_place(struct db *db, int64_t step, int64_t delay, int budget, int
 	if ((rc = db_query(db, due_sql, v, NARGS(v), &r)) != DB_OK)
 		return rc;
 	for (size_t i = 0; i < r.nrows && rc == DB_OK && budget > 0; i++)
-		rc = place_after(db, db_cell(&r, i, 0),
-		    db_cell(&r, i, 1) != NULL ? db_cell_i64(&r, i, 1) : -1,
-		    db_cell(&r, i, 2), db_cell(&r, i, 3), step, delay, &budget, placed);
+		rc = place_after(db, db_cell(&r, i, 0), db_cell(&r, i, 1),
+		    db_cell(&r, i, 2) != NULL ? db_cell_i64(&r, i, 2) : -1,
+		    db_cell(&r, i, 3), db_cell(&r, i, 4), step, delay, &budget, placed);
 	db_rows_free(&r);
+	return rc;
+}
+
+/*
+ * The rows of the list of anchor i of a (its platform and type) after the
+ * anchor before it, i - 1 (first: from the oldest row), up to its own row.
+ */
+static int
+gap_rows(struct db *db, const struct db_rows *a, size_t i, int first, int64_t *rows)
+{
+	const char *type = db_cell(a, i, 1), *at = db_cell(a, i, 3), *id = db_cell(a, i, 4);
+	/* Before every row: DATETIME's least value. */
+	const char *pat = first ? "1000-01-01 00:00:00.000" : db_cell(a, i - 1, 3);
+	const char *pid = first ? "" : db_cell(a, i - 1, 4);
+	struct db_val v[9];
+	struct db_rows r;
+	size_t k = bind_list(db_cell(a, i, 0), type, v);
+	int rc;
+
+	v[k++] = DBS(pat);
+	v[k++] = DBS(pat);
+	v[k++] = DBS(pid);
+	v[k++] = DBS(at);
+	v[k++] = DBS(at);
+	v[k++] = DBS(id);
+	if ((rc = db_query_one(db, list_sql(type)->gap, v, k, &r)) != DB_OK)
+		return rc;
+	*rows = db_cell_i64(&r, 0, 0);
+	db_rows_free(&r);
+	return DB_OK;
+}
+
+int
+db_txn_anchors_verify(struct db *db, txn_anchor_bad_fn bad, void *arg, long *examined)
+{
+	static const char all_sql[] =
+	    "SELECT platform_id, type, seq, created_at, id FROM txn_anchors"
+	    " ORDER BY platform_id, type, seq";
+	struct db_rows a;
+	int rc;
+
+	*examined = 0;
+	if ((rc = db_query(db, all_sql, NULL, 0, &a)) != DB_OK)
+		return rc;
+	for (size_t i = 0; i < a.nrows; i++) {
+		/* The anchor before it in the same list, if any. */
+		int first = i == 0 || strcmp(db_cell(&a, i, 0), db_cell(&a, i - 1, 0)) != 0 ||
+		    strcmp(db_cell(&a, i, 1), db_cell(&a, i - 1, 1)) != 0;
+		int64_t seq = db_cell_i64(&a, i, 2), want, rows;
+		const char *type = db_cell(&a, i, 1);
+
+		want = first ? seq + 1 : seq - db_cell_i64(&a, i - 1, 2);
+		if (type[0] != '\0' && strcmp(type, "OUTGOING") != 0 && strcmp(type, "INCOMING") != 0) {
+			bad(arg, db_cell(&a, i, 0), type, seq, want, -1);
+			continue;
+		}
+		if ((rc = gap_rows(db, &a, i, first, &rows)) != DB_OK)
+			break;
+		(*examined)++;
+		if (rows != want)
+			bad(arg, db_cell(&a, i, 0), type, seq, want, rows);
+	}
+	db_rows_free(&a);
 	return rc;
 }

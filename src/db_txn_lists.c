@@ -247,7 +247,9 @@ bind_first(const char *platform, const struct txn_filter *f, unsigned mask,
 int
 db_txn_list_anchored(const struct txn_filter *f, int64_t offset)
 {
-	return filter_mask(f) == 0 && offset >= TXN_ANCHOR_MIN_OFFSET;
+	unsigned mask = filter_mask(f);
+
+	return (mask == 0 || mask == TF_TYPE) && offset >= TXN_ANCHOR_MIN_OFFSET;
 }
 
 unsigned
@@ -315,10 +317,10 @@ db_txn_list(struct db *db, const char *platform, const struct txn_filter *f,
 	*out = NULL;
 	*n = 0;
 	k = bind_page(platform, f, mask, limit, offset, v);
-	/* A deep page of the unfiltered list starts at an anchor when one serves. */
+	/* A deep page of the whole list or of a type's starts at an anchor when one serves. */
 	found = 0;
 	if (db_txn_list_anchored(f, offset) &&
-	    (rc = db_txn_anchor_page(db, platform, limit, offset, &r, &found)) != DB_OK)
+	    (rc = db_txn_anchor_page(db, platform, f->type, limit, offset, &r, &found)) != DB_OK)
 		return rc;
 	if (!found && (rc = db_query(db, db_txn_list_sql(mask, 1), v, k, &r)) != DB_OK)
 		return rc;

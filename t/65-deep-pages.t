@@ -1,24 +1,28 @@
 #!/usr/bin/env bash
-# 65-deep-pages.t - a deep page of GET /transactions starts at an anchor
-# (schema/023_txn_anchors.sql, src/db_txn_anchors.c) and is the same page
-# the offset says.
+# 65-deep-pages.t - a deep page of GET /transactions, unfiltered or
+# filtered by type, starts at an anchor of its list (schema/023 and 024,
+# src/db_txn_anchors.c) and is the same page the offset says.
 #
 # A platform of its own gets 25,000 transactions written with SQL, a month
-# old (pairs of rows share a createdAt, so the id orders them), and its
-# txn_counts rebuilt, as bench/run seeds.  xborder-worker places the
-# anchors of the stack's list_anchor_step (1,000 by default) at positions
-# 0, 1,000, ... 24,000, each the row at that position counted from the
-# oldest.  Then:
+# old (pairs of rows share a createdAt, so the id orders them; every third
+# INCOMING, the rest OUTGOING), and its txn_counts rebuilt, as bench/run
+# seeds.  xborder-worker places the anchors of the stack's list_anchor_step
+# (1,000 by default) at positions 0, 1,000, ... of the whole list (24,000
+# the last) and of each type's, each the row at that position of its list
+# counted from the oldest.  Then, for the whole list and for each type:
 #  - pages at offsets around the anchors, the first anchored offset, the
 #    last rows and past the end are exactly what the offset says (the ids
 #    in order, totalCount, hasMore, nextCursor), against SQL's own walk;
-#  - a page is read from its anchor: an anchor recorded one position off
-#    moves the page by one row, and put back, the page is right again;
-#  - transactions made through the API afterwards, the newest, move every
-#    page down and no position below them;
+#  - a page is read from its own list's anchor: an anchor recorded one
+#    position off moves the page by one row (and no page of the other
+#    lists), and put back, the page is right again;
+#  - transactions made through the API afterwards (payouts: OUTGOING), the
+#    newest, move every page of their lists down and no position below
+#    them, and leave the INCOMING list's pages where they were;
 #  - rows younger than list_anchor_delay (600 s) are no anchor: 10,000
-#    more rows about a minute old give the platform no anchor at 25,000,
-#    while a platform seeded in the same moment with old rows gets its own.
+#    more rows about a minute old give the platform's lists no anchor past
+#    their old rows, while a platform seeded in the same moment with old
+#    rows gets its own.
 # The seeded rows are written with their txn_counts in one transaction;
 # the old ones are past the 30 days the event checks look at, as bench/run
 # seeds; the young ones have no events, so they are recorded as planted
@@ -35,8 +39,6 @@ STEP=$(sed -n 's/^[[:space:]]*list_anchor_step[[:space:]]*=[[:space:]]*\([0-9]*\
 STEP=${STEP:-1000}
 ROWS=25000
 ((STEP >= 100 && STEP <= 2000)) || BAIL_OUT "this suite needs list_anchor_step from 100 to 2000 (it is $STEP)"
-NA=$(((ROWS - 1) / STEP + 1))
-MID=$((ROWS / STEP / 2 * STEP))
 
 new_platform t65 || BAIL_OUT "platform-create failed"
 P=$NP_ID AS=(--as "$NP_CLIENT_ID" "$NP_SECRET")
@@ -44,7 +46,7 @@ mk_customer deep "${AS[@]}"
 int_account "$CUST" USD "${AS[@]}"
 fund "$INT" 100000 "${AS[@]}"
 mk_ext "$CUST" 000123456789 USD "${AS[@]}"
-C=${CUST#Customer:} I=${INT#InternalAccount:} E=${EXT#ExternalAccount:}
+C=${CUST#Customer:} I=${INT#InternalAccount:} E=${EXT#ExternalAccount:} PPV=$CUST_PPV
 
 # The end of a transaction that changed platform @p's rows: its txn_counts
 # rebuilt from them (their version, the sum of changes, only grows).
@@ -69,8 +71,10 @@ INSERT INTO transactions (id, platform_id, kind, type, status, customer_id,
   updated_at, settled_at)
 SELECT LOWER(CONCAT(SUBSTR(h, 1, 8), '-', SUBSTR(h, 9, 4), '-4', SUBSTR(h, 14, 3), '-',
          SUBSTR('89ab', 1 + (seq % 4), 1), SUBSTR(h, 18, 3), '-', SUBSTR(h, 21, 12))),
-  @p, 'TRANSFER_OUT', 'OUTGOING', IF(seq % 7 = 3, 'FAILED', 'COMPLETED'), '$C',
-  '$mark', NULL, '$I', '$E', 'EXTERNAL_ACCOUNT', '$E', 'USD', 100 + seq, 'COMPLETES',
+  @p, IF(seq % 3 = 1, 'TRANSFER_IN', 'TRANSFER_OUT'), IF(seq % 3 = 1, 'INCOMING', 'OUTGOING'),
+  IF(seq % 7 = 3, 'FAILED', 'COMPLETED'), '$C', '$mark', NULL, '$I', '$E',
+  IF(seq % 3 = 1, 'PPV_ADDRESS', 'EXTERNAL_ACCOUNT'), IF(seq % 3 = 1, '$PPV', '$E'),
+  'USD', 100 + seq, 'COMPLETES',
   c, c + INTERVAL 1 SECOND, IF(seq % 7 = 3, NULL, c + INTERVAL 1 SECOND)
 FROM (SELECT seq, MD5(CONCAT(UUID(), '/', seq)) AS h,
         UTC_TIMESTAMP(3) - INTERVAL $age SECOND - INTERVAL (($n - seq) DIV 2) * $unit MICROSECOND AS c
@@ -90,21 +94,32 @@ $RECOUNT
 COMMIT;"
 }
 
-anchors() { sql "SELECT COUNT(*) FROM txn_anchors WHERE platform_id = '$1'"; }
+# anchors PLATFORM [TYPE]: how many anchors the list of TYPE ('' the whole
+# list, the default) of PLATFORM has.
+anchors() { sql "SELECT COUNT(*) FROM txn_anchors WHERE platform_id = '$1' AND type = '${2:-}'"; }
+
+# The list of type $T ('' the whole list): its rows' condition, its index,
+# its query parameter, its name in test names.
+T=
+rows_of() { echo "platform_id = '$P'${T:+ AND type = '$T'}"; }
+index_of() { if [ -n "$T" ]; then echo ix_transactions_type; else echo ix_transactions_list; fi; }
+count() { sql "SELECT COUNT(*) FROM transactions WHERE $(rows_of)"; }
+list() { echo "${T:-the whole list}"; }
 
 # truth K: the ids of the page at offset K of 20, newest first, as SQL walks it.
 truth() {
-    sql "SELECT CONCAT('Transaction:', id) FROM transactions FORCE INDEX (ix_transactions_list)
-         WHERE platform_id = '$P' ORDER BY created_at DESC, id DESC LIMIT 20 OFFSET $1" |
+    sql "SELECT CONCAT('Transaction:', id) FROM transactions FORCE INDEX ($(index_of))
+         WHERE $(rows_of) ORDER BY created_at DESC, id DESC LIMIT 20 OFFSET $1" |
         paste -sd, -
 }
 
-# page_is K WANT_K WHAT: the API's page at offset K is SQL's page at
-# WANT_K, with totalCount, hasMore and nextCursor of offset K (4 tests).
+# page_is K WANT_K WHAT: the API's page at offset K of list $T is SQL's
+# page at WANT_K, with totalCount, hasMore and nextCursor of offset K (4
+# tests).
 page_is() {
-    local k=$1 want=$2 what=$3 n more next
-    n=$(sql "SELECT COUNT(*) FROM transactions WHERE platform_id = '$P'")
-    api "${AS[@]}" GET "/transactions?limit=20&cursor=$k"
+    local k=$1 want=$2 what="$(list), $3" n more next
+    n=$(count)
+    api "${AS[@]}" GET "/transactions?limit=20&cursor=$k${T:+&type=$T}"
     is_status 200 "$what: cursor $k answers 200"
     is "$(jq -r '[.data[].transactionId] | join(",")' <<<"$BODY")" "$(truth "$want")" \
         "$what: cursor $k is the page at offset $want"
@@ -114,43 +129,81 @@ page_is() {
         "$more $next" "$what: cursor $k: hasMore $more, nextCursor $next"
 }
 
+# pages N WHAT: the pages of list $T of N rows at offsets around its anchors,
+# the first anchored offset, the last rows and the end.
+pages() {
+    local n=$1 mid na
+    na=$(((n - 1) / STEP + 1))
+    mid=$(((na - 1) / 2 * STEP))
+    for k in 1999 2000 2001 $((n - 1 - mid)) $((n - mid)) $((n - mid + 1)) \
+        $((n - 1 - STEP)) $((n - STEP)) $((n * 3 / 5)) $((n - 21)) $((n - 20)) $((n - 1)); do
+        page_is "$k" "$k" "$2"
+    done
+    api "${AS[@]}" GET "/transactions?limit=20&cursor=$n${T:+&type=$T}"
+    is "$(jq -r '[(.data | length), .hasMore, .nextCursor, .totalCount] | map(tostring) | join(" ")' \
+        <<<"$BODY")" "0 false null $n" "$(list): cursor $n (the end): no rows, hasMore false, nextCursor null"
+    api "${AS[@]}" GET "/transactions?limit=20&cursor=$((n + 5000))${T:+&type=$T}"
+    is "$(jq -r '[(.data | length), .totalCount] | map(tostring) | join(" ")' <<<"$BODY")" "0 $n" \
+        "$(list): cursor $((n + 5000)) (past the end): no rows"
+}
+
 seed "$P" "$ROWS" $((40 * 86400)) 1000000 old-seed
 is "$(sql "SELECT COUNT(*) FROM transactions WHERE platform_id = '$P'")" "$ROWS" \
     "$ROWS transactions seeded"
+declare -A NROWS=([all]=$ROWS) NANCH=() K=()
+for T in "" OUTGOING INCOMING; do
+    NROWS[${T:-all}]=$(count)
+    NANCH[${T:-all}]=$(((NROWS[${T:-all}] - 1) / STEP + 1))
+done
+T=
+is "$((NROWS[OUTGOING] + NROWS[INCOMING]))" "$ROWS" \
+    "the seeded rows: ${NROWS[OUTGOING]} OUTGOING, ${NROWS[INCOMING]} INCOMING"
 
 # --- the anchors -----------------------------------------------------------------
 
-wait_for '(( $(anchors "$P") >= NA ))' 60
-is "$(anchors "$P")" "$NA" "xborder-worker placed $NA anchors ($ROWS rows, a step of $STEP)"
-for seq in 0 $STEP $MID $(((NA - 1) * STEP)); do
-    is "$(sql "SELECT id FROM txn_anchors WHERE platform_id = '$P' AND seq = $seq")" \
-        "$(sql "SELECT id FROM transactions FORCE INDEX (ix_transactions_list)
-                WHERE platform_id = '$P' ORDER BY created_at, id LIMIT 1 OFFSET $seq")" \
-        "the anchor at $seq is the row at position $seq from the oldest"
+wait_for '(( $(anchors "$P") >= NANCH[all] && $(anchors "$P" OUTGOING) >= NANCH[OUTGOING] &&
+    $(anchors "$P" INCOMING) >= NANCH[INCOMING] ))' 60
+for T in "" OUTGOING INCOMING; do
+    na=${NANCH[${T:-all}]}
+    is "$(anchors "$P" "$T")" "$na" \
+        "$(list): xborder-worker placed $na anchors (${NROWS[${T:-all}]} rows, a step of $STEP)"
+    for seq in 0 $STEP $(((na - 1) / 2 * STEP)) $(((na - 1) * STEP)); do
+        is "$(sql "SELECT id FROM txn_anchors WHERE platform_id = '$P' AND type = '$T' AND seq = $seq")" \
+            "$(sql "SELECT id FROM transactions FORCE INDEX ($(index_of))
+                    WHERE $(rows_of) ORDER BY created_at, id LIMIT 1 OFFSET $seq")" \
+            "$(list): the anchor at $seq is the row at position $seq from the oldest"
+    done
 done
 
 # --- pages from the anchors -----------------------------------------------------
 
-N=$ROWS
-for k in 1999 2000 2001 $((N - 1 - MID)) $((N - MID)) $((N - MID + 1)) \
-    $((N - 1 - STEP)) $((N - STEP)) 12345 $((N - 21)) $((N - 20)) $((N - 1)); do
-    page_is "$k" "$k" "seeded"
+for T in "" OUTGOING INCOMING; do
+    pages "${NROWS[${T:-all}]}" "seeded"
 done
-api "${AS[@]}" GET "/transactions?limit=20&cursor=$N"
-is_status 200 "cursor $N (the end): 200"
-is "$(jq -r '[(.data | length), .hasMore, .nextCursor, .totalCount] | map(tostring) | join(" ")' \
-    <<<"$BODY")" "0 false null $N" "cursor $N (the end): no rows, hasMore false, nextCursor null"
-api "${AS[@]}" GET "/transactions?limit=20&cursor=$((N + 5000))"
-is "$(jq -r '[(.data | length), .totalCount] | map(tostring) | join(" ")' <<<"$BODY")" "0 $N" \
-    "cursor $((N + 5000)) (past the end): no rows"
 
-# The page is read from its anchor: one recorded a position too high moves
-# the page by one row (position p then lands on p - 1).
-K=$((N - 1 - MID + STEP / 2))
-sql "UPDATE txn_anchors SET seq = seq + 1 WHERE platform_id = '$P' AND seq = $MID"
-page_is "$K" "$((K + 1))" "an anchor one off"
-sql "UPDATE txn_anchors SET seq = seq - 1 WHERE platform_id = '$P' AND seq = $((MID + 1))"
-page_is "$K" "$K" "the anchor put back"
+# A page is read from its own list's anchor: one recorded a position too
+# high moves the page by one row (position p then lands on p - 1), and no
+# page of the other lists.
+for T in "" OUTGOING INCOMING; do
+    n=${NROWS[${T:-all}]}
+    mid=$(((NANCH[${T:-all}] - 1) / 2 * STEP))
+    K[${T:-all}]=$((n - 1 - mid + STEP / 2))
+done
+for T in "" OUTGOING INCOMING; do
+    mid=$(((NANCH[${T:-all}] - 1) / 2 * STEP))
+    sql "UPDATE txn_anchors SET seq = seq + 1 WHERE platform_id = '$P' AND type = '$T' AND seq = $mid"
+    for U in "" OUTGOING INCOMING; do
+        k=${K[${U:-all}]} T2=$T T=$U
+        if [ "$U" = "$T2" ]; then
+            page_is "$k" "$((k + 1))" "its anchor one off"
+        else
+            page_is "$k" "$k" "the anchor of ${T2:-the whole list} one off"
+        fi
+        T=$T2
+    done
+    sql "UPDATE txn_anchors SET seq = seq - 1 WHERE platform_id = '$P' AND type = '$T' AND seq = $((mid + 1))"
+    page_is "${K[${T:-all}]}" "${K[${T:-all}]}" "the anchor put back"
+done
 
 # --- newer transactions ---------------------------------------------------------
 
@@ -158,9 +211,13 @@ for i in 1 2 3; do
     api "${AS[@]}" POST /transfer-out "$(xfer_body "$INT" "$EXT" $((1000 + i)))"
     is_status 201 "a payout through the API ($i of 3)"
 done
-N=$((ROWS + 3))
-for k in 3 2003 $((N - 1 - STEP)) $((N - 1 - MID)) $((N - MID - STEP / 3)) $((N - 1)); do
-    page_is "$k" "$k" "with 3 newer"
+NROWS[all]=$((ROWS + 3)) NROWS[OUTGOING]=$((NROWS[OUTGOING] + 3))
+for T in "" OUTGOING INCOMING; do
+    n=${NROWS[${T:-all}]}
+    mid=$(((NANCH[${T:-all}] - 1) / 2 * STEP))
+    for k in 3 2003 $((n - 1 - STEP)) $((n - 1 - mid)) $((n - mid - STEP / 3)) $((n - 1)); do
+        page_is "$k" "$k" "with 3 newer payouts"
+    done
 done
 
 # --- a row younger than list_anchor_delay is no anchor -------------------------
@@ -172,16 +229,23 @@ seed "$P" 10000 60 1000 young-seed
 planted $(sql "SELECT id FROM transactions WHERE platform_id = '$P'
                AND platform_customer_id = 'young-seed'")
 seed "$S" $((2 * STEP)) $((40 * 86400)) 1000000 old-seed
-wait_for '(( $(anchors "$S") >= 2 ))' 60
-is "$(anchors "$S")" 2 "a platform of $((2 * STEP)) old rows got its anchors (0 and $STEP)"
-is "$(sql "SELECT COALESCE(MAX(seq), -1) FROM txn_anchors WHERE platform_id = '$P'")" \
-    $(((NA - 1) * STEP)) "in the same pass, no anchor at $((NA * STEP)) among rows a minute old"
-N=$((ROWS + 3 + 10000))
-page_is $((N - 1 - MID)) $((N - 1 - MID)) "with young rows above"
+wait_for '(( $(anchors "$S") >= 2 && $(anchors "$S" OUTGOING) >= 2 ))' 60
+# Its INCOMING list has fewer rows than a step: no anchor would serve it.
+is "$(anchors "$S")/$(anchors "$S" OUTGOING)/$(anchors "$S" INCOMING)" 2/2/0 \
+    "a platform of $((2 * STEP)) old rows got its anchors: 2 of the whole list, 2 OUTGOING (of $((2 * STEP * 2 / 3))), none INCOMING (of $((2 * STEP / 3)))"
+for T in "" OUTGOING INCOMING; do
+    is "$(sql "SELECT COALESCE(MAX(seq), -1) FROM txn_anchors WHERE platform_id = '$P' AND type = '$T'")" \
+        $(((NANCH[${T:-all}] - 1) * STEP)) "$(list): in the same pass, no anchor among rows a minute old"
+    n=$(count)
+    mid=$(((NANCH[${T:-all}] - 1) / 2 * STEP))
+    page_is $((n - 1 - mid)) $((n - 1 - mid)) "with young rows above"
+done
 
 unseed "$P" young-seed
-N=$((ROWS + 3))
-page_is $((N - 1 - STEP)) $((N - 1 - STEP)) "the young rows removed"
+for T in "" OUTGOING INCOMING; do
+    n=$(count)
+    page_is $((n - 1 - STEP)) $((n - 1 - STEP)) "the young rows removed"
+done
 out=$(xbctl ledger-check 2>&1)
 is "$?" 0 "xborderctl ledger-check is clean with the old seeded rows" || diag "$(grep -v '^check .* ok' <<<"$out" | head -n 5)"
 

@@ -10,7 +10,7 @@
 # db_name the scratch's): clean first; then, one at a time, a hand-written
 # SQL change breaks one invariant, ledger-check exits 1 and exactly the
 # checks that change must break fail (naming the planted row), and undoing
-# the change makes it clean again.  Last, a transaction moved while
+# the change makes it clean again (a deep page's anchor too).  Last, a transaction moved while
 # ledger-check reads is not a problem: the checks read one snapshot.
 . "$(dirname "${BASH_SOURCE[0]}")/lib/api.sh"
 . "$_API_LIB_DIR/money.sh"
@@ -112,7 +112,7 @@ check() {
 check
 is "$CHECK_RC" 0 "ledger-check on the scratch copy: clean" || diag "$CHECK_OUT"
 like "$CHECK_OUT" 'check postings: ok \([0-9]+ transactions\)' "... the postings of the transactions since 016 examined"
-is "$(grep -c '^check ' <<<"$CHECK_OUT")" 13 "... 13 checks, a line each"
+is "$(grep -c '^check ' <<<"$CHECK_OUT")" 14 "... 14 checks, a line each"
 
 # fault NAME EXPECTED ID DO UNDO: DO breaks the scratch; exactly the
 # checks EXPECTED (sorted, space-separated) fail, one of their rows names
@@ -214,6 +214,20 @@ fault "idempotency: a kept answer names a transaction that does not exist" idemp
 fault "idempotency: two kept answers name one transaction" idempotency "${K1_TX#Transaction:}" \
     "UPDATE idempotency_keys SET response_body = JSON_SET(response_body, '$.transactionId', '$K1_TX') WHERE platform_id = '$A' AND idem_key = '$RUN-2'" \
     "UPDATE idempotency_keys SET response_body = JSON_SET(response_body, '$.transactionId', '$K2_TX') WHERE platform_id = '$A' AND idem_key = '$RUN-2'"
+# A deep page's anchor (schema/023, 024) that is not the row at its
+# position: platform A's oldest transaction recorded at position 1 of its
+# list, then at position 0 of a list that is none.
+OLDEST="SELECT platform_id, '%s', %d, created_at, id FROM transactions FORCE INDEX (ix_transactions_list)
+    WHERE platform_id = '$A' ORDER BY created_at, id LIMIT 1"
+ANCHOR="INSERT INTO txn_anchors (platform_id, type, seq, created_at, id)"
+fault "anchors: an anchor one position off" anchors "$A all 1" \
+    "$ANCHOR $(printf "$OLDEST" '' 1)" "DELETE FROM txn_anchors WHERE platform_id = '$A'"
+fault "anchors: an anchor of no list" anchors "$A SETTLED 0" \
+    "$ANCHOR $(printf "$OLDEST" SETTLED 0)" "DELETE FROM txn_anchors WHERE platform_id = '$A'"
+ssql "$ANCHOR $(printf "$OLDEST" '' 0)"
+check
+is "$CHECK_RC" 0 "anchors: the oldest row at position 0 is a right anchor" || diag "$CHECK_OUT"
+ssql "DELETE FROM txn_anchors WHERE platform_id = '$A'"
 
 # --- one snapshot: a transaction that moves while ledger-check reads -------------
 # The checks read a page of transactions, then their entries.  A

@@ -26,8 +26,8 @@ int db_txn_list(struct db *db, const char *platform, const struct txn_filter *f,
 
 /*
  * 1 when db_txn_list() reads the page of f at offset from an anchor when
- * one serves (db_txn_anchors.h): a deep page of the unfiltered list, which
- * is then not read with the token.
+ * one serves (db_txn_anchors.h): a deep page of the unfiltered list or of
+ * a list filtered by type only, which is then not read with the token.
  */
 int db_txn_list_anchored(const struct txn_filter *f, int64_t offset);
 

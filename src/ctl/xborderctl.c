@@ -684,13 +684,16 @@ cmd_explain_lists(struct db *db, const struct conf *conf, int argc, char **argv)
 			bad |= explain_rows(&r, label, 0);
 			db_rows_free(&r);
 		}
-	/* A deep page of the unfiltered list: its anchor, then the walk from it. */
-	for (int page = 0; page <= 1; page++) {
+	/* A deep page of the whole list and of a type's: its anchor, then the walk from it. */
+	for (int page = 0; page < 4; page++) {
 		struct db_rows r;
 
-		if (db_txn_anchor_explain(db, argv[1], page, &r) != DB_OK)
+		if (db_txn_anchor_explain(db, argv[1], page < 2 ? NULL : "OUTGOING", page % 2,
+		    &r) != DB_OK)
 			die("explain-lists: %s", db_error(db));
-		bad |= explain_rows(&r, page ? "anchor\tpage" : "anchor\tfind", 0);
+		snprintf(label, sizeof(label), "anchor%s\t%s", page < 2 ? "" : "+type",
+		    page % 2 ? "page" : "find");
+		bad |= explain_rows(&r, label, 0);
 		db_rows_free(&r);
 	}
 	if (db_txn_list(db, argv[1], &all, 1, 0, &newest, &ntxn, &total, NULL) != DB_OK)
