@@ -28,9 +28,9 @@
 
 /*
  * The statements of one anchored list: the whole list (type '' in
- * txn_anchors) or the list of one type.  Each names its rows with the
- * platform, then the type for the typed list (bind_list), wherever its
- * text says LIST_ROWS, COUNT_ROWS or LIST_ANCHORS.
+ * txn_anchors) or the list of one type.  Each names the list's rows (its
+ * count's and its walk's) with the platform, then the type for the typed
+ * list: cond and bind_list.
  */
 struct anchor_sql {
 	const char	*find, *page, *first, *next, *gap;

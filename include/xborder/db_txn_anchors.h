@@ -51,9 +51,9 @@ int db_txn_anchors_place(struct db *db, int64_t step, int64_t delay, int budget,
 
 /*
  * A wrong anchor: the one at seq of platform's list of type ('' the whole
- * list) has rows list rows after the anchor before it (from the oldest
- * row for the first), up to its own row, where want are right; rows -1
- * when type is no list's.
+ * list).  Its list has rows rows after the anchor before it (for the
+ * first, from the oldest row) up to its own row, where want would be
+ * right; rows is -1 when type names no list.
  */
 typedef void (*txn_anchor_bad_fn)(void *arg, const char *platform, const char *type,
     int64_t seq, int64_t want, int64_t rows);
