@@ -10,7 +10,8 @@
  *   negative        no balance but a SANDBOX one is below zero
  *   limit           no balance is past the balance limit
  *   currency        no entry is in another currency than its account
- *   counts          txn_counts (totalCount) matches the transactions
+ *   counts          txn_counts and txn_customer_counts (totalCount)
+ *                   match the transactions
  *   quote-expiry    a quote's transaction keeps a copy of its expiry
  *   in-transit      each in-transit shard holds exactly the money of the
  *                   transactions in flight on it
@@ -338,19 +339,38 @@ check_currency(struct run *x)
 	"  " where " GROUP BY platform_id, status, type) x" \
 	" GROUP BY x.platform_id, x.status, x.type HAVING SUM(x.c) <> SUM(x.n)"
 
+/*
+ * txn_customer_counts (schema/025), which a customer's list's totalCount
+ * reads, against the customer's transactions (a recent run: of the
+ * customers whose transactions moved, on their index).
+ */
+#define NEW_CUSTOMERS "SELECT c.customer_id FROM (SELECT DISTINCT customer_id FROM transactions" \
+	" WHERE id IN (" NEW_EVENT_TXNS ") AND customer_id IS NOT NULL) c"
+#define CUSTOMER_COUNTS(and) \
+	"SELECT x.platform_id, x.customer_id, CAST(SUM(x.c) AS CHAR)," \
+	" CAST(SUM(x.n) AS CHAR) FROM (" \
+	" SELECT platform_id, customer_id, COUNT(*) AS c, 0 AS n FROM transactions" \
+	"  WHERE customer_id IS NOT NULL" and " GROUP BY platform_id, customer_id" \
+	" UNION ALL" \
+	" SELECT platform_id, customer_id, 0, SUM(n) FROM txn_customer_counts" \
+	"  WHERE TRUE" and " GROUP BY platform_id, customer_id) x" \
+	" GROUP BY x.platform_id, x.customer_id HAVING SUM(x.c) <> SUM(x.n)"
+
 static int
 check_counts(struct run *x)
 {
 	static const struct query q[] = { {
 	    COUNTS(""), COUNTS("WHERE platform_id IN (" NEW_PLATFORMS ")"), B_EVENTS,
-	    "count", 0, "%2 %1: %3 transactions, counted %4" } };
+	    "count", 0, "%2 %1: %3 transactions, counted %4" }, {
+	    CUSTOMER_COUNTS(""), CUSTOMER_COUNTS(" AND customer_id IN (" NEW_CUSTOMERS ")"),
+	    B_EVENTS, "customer", 1, "platform %0: %2 transactions, counted %3" } };
 	struct db_val v[2];
 
-	/* The recent form names the platforms twice. */
+	/* The recent forms name the platforms (or customers) twice. */
 	if (x->s->recent) {
 		v[0] = DBI(x->s->v_from);
 		v[1] = DBI(x->s->v_to);
-		return run_queries(x, q, 1, v, 2);
+		return run_queries(x, q, 2, v, 2);
 	}
 	return QUERIES(x, q);
 }

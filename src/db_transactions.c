@@ -329,6 +329,55 @@ delta_cmp(const void *a, const void *b)
 	return strcmp(x->type, y->type);
 }
 
+/* Platform, then customer: the order customer count rows are written in. */
+static int
+customer_cmp(const void *a, const void *b)
+{
+	const struct txn *x = *(const struct txn *const *)a, *y = *(const struct txn *const *)b;
+	int c = strcmp(x->platform_id, y->platform_id);
+
+	return c != 0 ? c : strcmp(x->customer_id, y->customer_id);
+}
+
+/*
+ * Counts the new transactions of ts that have a customer in
+ * txn_customer_counts (schema/025), one row per customer in the shard,
+ * in one statement, rows in a fixed order.
+ */
+static int
+count_customers(struct db *db, const struct txn *ts, size_t n, int64_t shard)
+{
+	static char *made[TXN_BATCH_MAX + 1];
+	const struct txn *c[TXN_BATCH_MAX];
+	struct db_val a[4 * TXN_BATCH_MAX];
+	int64_t k[TXN_BATCH_MAX];
+	size_t m = 0, rows = 0;
+
+	for (size_t i = 0; i < n; i++)
+		if (ts[i].customer_id[0] != '\0')
+			c[m++] = &ts[i];
+	if (m == 0)
+		return DB_OK;
+	qsort(c, m, sizeof(c[0]), customer_cmp);
+	for (size_t i = 0; i < m; i++) {
+		if (rows > 0 && customer_cmp(&c[i - 1], &c[i]) == 0) {
+			k[rows - 1]++;
+			continue;
+		}
+		a[4 * rows] = DBS(c[i]->platform_id);
+		a[4 * rows + 1] = DBS(c[i]->customer_id);
+		a[4 * rows + 2] = DBI(shard);
+		k[rows++] = 1;
+	}
+	for (size_t i = 0; i < rows; i++)
+		a[4 * i + 3] = DBI(k[i]);
+	if (made[rows] == NULL)
+		made[rows] = db_sql_list("INSERT INTO txn_customer_counts (platform_id, customer_id,"
+		    " shard, n) VALUES ", "(?, ?, ?, ?)", ", ", rows,
+		    " ON DUPLICATE KEY UPDATE n = n + VALUES(n)");
+	return db_exec(db, made[rows], a, 4 * rows, NULL);
+}
+
 /*
  * Counts the n transactions ts in txn_counts: +1 each under its status
  * and, when old_status is set, -1 under that one, in one statement, in
@@ -347,6 +396,7 @@ db_txn_count(struct db *db, const struct txn *ts, size_t n, const char *old_stat
 	struct db_val a[5 * 2 * TXN_BATCH_MAX];
 	int64_t shard = db_count_shard();
 	size_t k = 0, m = 0;
+	int rc;
 
 	if (n == 0 || n > TXN_BATCH_MAX)
 		return DB_ERR;
@@ -377,7 +427,10 @@ db_txn_count(struct db *db, const struct txn *ts, size_t n, const char *old_stat
 		made[m] = db_sql_list("INSERT INTO txn_counts (platform_id, status, type, shard, n,"
 		    " changes) VALUES ", "(?, ?, ?, ?, ?, 1)", ", ", m,
 		    " ON DUPLICATE KEY UPDATE n = n + VALUES(n), changes = changes + 1");
-	return db_exec(db, made[m], a, 5 * m, NULL);
+	if ((rc = db_exec(db, made[m], a, 5 * m, NULL)) != DB_OK)
+		return rc;
+	/* New transactions: their customers' counts too. */
+	return old_status == NULL ? count_customers(db, ts, n, shard) : DB_OK;
 }
 
 int

@@ -27,8 +27,9 @@
  * in order here, not by a sort in the server); the first page read with
  * the token walks the index to its rows directly.  totalCount comes with
  * the page in the same statement: from txn_counts when only type and
- * status filter (no counting of rows), else by counting on the filter's
- * index.  So does whether quotes are due that the answer depends on.
+ * status filter, from txn_customer_counts when only customerId does (no
+ * counting of rows), else by counting on the filter's index.  So does
+ * whether quotes are due that the answer depends on.
  */
 enum {
 	TF_CUSTOMER = 1, TF_PCID = 2, TF_TYPE = 4, TF_STATUS = 8, TF_START = 16,
@@ -48,6 +49,13 @@ static int
 counted(unsigned mask)
 {
 	return (mask & ~(unsigned)(TF_TYPE | TF_STATUS)) == 0;
+}
+
+/* Only customerId filters: the total is a sum of txn_customer_counts rows. */
+static int
+customer_counted(unsigned mask)
+{
+	return mask == TF_CUSTOMER;
 }
 
 /* The filters of mask, in bind_filter's order, on the columns of x ("" or "x."). */
@@ -97,6 +105,11 @@ count_of(unsigned mask, char *buf, size_t len)
 	if (counted(mask)) {
 		snprintf(buf, len, "COALESCE(SUM(n), 0) FROM txn_counts WHERE platform_id = ?%s%s",
 		    mask & TF_TYPE ? " AND type = ?" : "", mask & TF_STATUS ? " AND status = ?" : "");
+		return;
+	}
+	if (customer_counted(mask)) {
+		snprintf(buf, len, "COALESCE(SUM(n), 0) FROM txn_customer_counts"
+		    " WHERE platform_id = ? AND customer_id = ?");
 		return;
 	}
 	where_of(mask, "", where, sizeof(where));

@@ -19,6 +19,9 @@
 #  - transactions made through the API afterwards (payouts: OUTGOING), the
 #    newest, move every page of their lists down and no position below
 #    them, and leave the INCOMING list's pages where they were;
+#  - a list filtered by customerId has the customer's kept count
+#    (txn_customer_counts, schema/025) as totalCount, which each payout
+#    adds one to;
 #  - rows younger than list_anchor_delay (600 s) are no anchor: 10,000
 #    more rows about a minute old give the platform's lists no anchor past
 #    their old rows, while a platform seeded in the same moment with old
@@ -49,12 +52,17 @@ mk_ext "$CUST" 000123456789 USD "${AS[@]}"
 C=${CUST#Customer:} I=${INT#InternalAccount:} E=${EXT#ExternalAccount:} PPV=$CUST_PPV
 
 # The end of a transaction that changed platform @p's rows: its txn_counts
-# rebuilt from them (their version, the sum of changes, only grows).
+# and its customers' counts rebuilt from them (their version, the sum of
+# changes, only grows).
 RECOUNT="SET @v = (SELECT COALESCE(SUM(changes), 0) + 1 FROM txn_counts WHERE platform_id = @p);
 DELETE FROM txn_counts WHERE platform_id = @p;
 INSERT INTO txn_counts (platform_id, status, type, shard, n, changes)
   SELECT platform_id, status, type, 0, COUNT(*), @v FROM transactions
-  WHERE platform_id = @p GROUP BY platform_id, status, type;"
+  WHERE platform_id = @p GROUP BY platform_id, status, type;
+DELETE FROM txn_customer_counts WHERE platform_id = @p;
+INSERT INTO txn_customer_counts (platform_id, customer_id, shard, n)
+  SELECT platform_id, customer_id, 0, COUNT(*) FROM transactions
+  WHERE platform_id = @p AND customer_id IS NOT NULL GROUP BY platform_id, customer_id;"
 
 # seed PLATFORM N AGE_SECONDS UNIT MARK: N transactions of PLATFORM's
 # customer $C (platformCustomerId MARK), the newest AGE_SECONDS old, two
@@ -159,6 +167,36 @@ T=
 is "$((NROWS[OUTGOING] + NROWS[INCOMING]))" "$ROWS" \
     "the seeded rows: ${NROWS[OUTGOING]} OUTGOING, ${NROWS[INCOMING]} INCOMING"
 
+# --- a customer's list: totalCount is the customer's kept count -----------------
+
+# ccount: the customer's transactions, counted by SQL; cpage: the
+# totalCount of its first page through the API, into CTOTAL.
+ccount() { sql "SELECT COUNT(*) FROM transactions WHERE platform_id = '$P' AND customer_id = '$C'"; }
+cpage() {
+    api "${AS[@]}" GET "/transactions?limit=20&customerId=Customer:$C"
+    CTOTAL=$(jq -r .totalCount <<<"$BODY")
+}
+# bump_count DELTA: adds DELTA to one of the customer's count rows, and a
+# change to the platform's version (so no page a worker keeps holds).
+bump_count() {
+    sql "START TRANSACTION;
+        UPDATE txn_customer_counts SET n = n + $1
+          WHERE platform_id = '$P' AND customer_id = '$C' LIMIT 1;
+        UPDATE txn_counts SET changes = changes + 1 WHERE platform_id = '$P' LIMIT 1;
+        COMMIT"
+}
+nc=$(ccount)
+cpage
+is "$CTOTAL" "$nc" "customerId: totalCount is the customer's $nc transactions"
+is "$(sql "SELECT SUM(n) FROM txn_customer_counts WHERE platform_id = '$P' AND customer_id = '$C'")" \
+    "$nc" "... and txn_customer_counts holds $nc for it"
+bump_count 1
+cpage
+is "$CTOTAL" "$((nc + 1))" "customerId: one more in the kept count is one more in totalCount (read, not counted)"
+bump_count -1
+cpage
+is "$CTOTAL" "$nc" "... and put back, $nc again"
+
 # --- the anchors -----------------------------------------------------------------
 
 wait_for '(( $(anchors "$P") >= NANCH[all] && $(anchors "$P" OUTGOING) >= NANCH[OUTGOING] &&
@@ -210,6 +248,8 @@ done
 for i in 1 2 3; do
     api "${AS[@]}" POST /transfer-out "$(xfer_body "$INT" "$EXT" $((1000 + i)))"
     is_status 201 "a payout through the API ($i of 3)"
+    cpage
+    is "$CTOTAL" "$((nc + i))" "customerId: totalCount $((nc + i)) after payout $i"
 done
 NROWS[all]=$((ROWS + 3)) NROWS[OUTGOING]=$((NROWS[OUTGOING] + 3))
 for T in "" OUTGOING INCOMING; do

@@ -184,6 +184,11 @@ fault "currency: a EUR entry on a USD account" currency "$B_USD_ACCT" \
 COUNT_ROW="platform_id = '$A' AND status = 'COMPLETED' AND type = 'OUTGOING' AND shard = $(ssql "SELECT shard FROM txn_counts WHERE platform_id = '$A' AND status = 'COMPLETED' AND type = 'OUTGOING' LIMIT 1")"
 fault "counts: txn_counts off by one" counts "$A" \
     "UPDATE txn_counts SET n = n + 1 WHERE $COUNT_ROW" "UPDATE txn_counts SET n = n - 1 WHERE $COUNT_ROW"
+HELD_CUST=$(ssql "SELECT customer_id FROM transactions WHERE id = '$TX_HELD'")
+CUST_ROW="platform_id = '$A' AND customer_id = '$HELD_CUST' AND shard = $(ssql "SELECT shard FROM txn_customer_counts WHERE platform_id = '$A' AND customer_id = '$HELD_CUST' LIMIT 1")"
+fault "counts: a customer's count (txn_customer_counts) one short" counts "$HELD_CUST" \
+    "UPDATE txn_customer_counts SET n = n - 1 WHERE $CUST_ROW" \
+    "UPDATE txn_customer_counts SET n = n + 1 WHERE $CUST_ROW"
 fault "quote-expiry: the transaction's copy of the expiry moved" quote-expiry "$QTX" \
     "UPDATE transactions SET quote_expires_at = quote_expires_at + INTERVAL 1 SECOND WHERE id = '$QTX'" \
     "UPDATE transactions SET quote_expires_at = quote_expires_at - INTERVAL 1 SECOND WHERE id = '$QTX'"
