@@ -495,14 +495,16 @@ check_idempotency(struct run *x)
 
 /* A wrong anchor (db_txn_anchors_verify), reported. */
 static void
-bad_anchor(void *arg, const char *platform, const char *type, int64_t seq, int64_t want,
-    int64_t rows)
+bad_anchor(void *arg, const char *platform, const char *type, const char *customer,
+    int64_t seq, int64_t want, int64_t rows)
 {
-	char id[80], detail[160];
+	char id[128], detail[200];
 
-	snprintf(id, sizeof(id), "%s %s %" PRId64, platform, type[0] != '\0' ? type : "all", seq);
+	snprintf(id, sizeof(id), "%s %s %" PRId64, platform, customer[0] != '\0' ? customer :
+	    type[0] != '\0' ? type : "all", seq);
 	if (rows < 0)
-		snprintf(detail, sizeof(detail), "its list, type '%s', is no list", type);
+		snprintf(detail, sizeof(detail), "its list, type '%s' customer '%s', is no list",
+		    type, customer);
 	else
 		snprintf(detail, sizeof(detail), "%" PRId64 " rows up to it from the anchor before,"
 		    " not %" PRId64 ": it is not the row at position %" PRId64, rows, want, seq);

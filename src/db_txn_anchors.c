@@ -6,8 +6,10 @@
  * ix_transactions_list.  Transactions never leave the list and a new one
  * is always the newest, so once every older row is committed, a row's
  * position counted from the oldest (seq) never changes.  Nor does its
- * position among the rows of its type, which never changes either: the
- * list filtered by type has anchors of its own (schema/024).
+ * position among the rows of its type or of its customer, neither of
+ * which ever changes: the lists filtered by type (schema/024) and by
+ * customer (schema/026, counted in txn_customer_counts) have anchors of
+ * their own.
  * xborder-worker records (db_txn_anchors_place) the row at positions 0,
  * step, 2 step, ... of each list among rows older than a delay longer
  * than any transaction stays open; a page at offset k of a list of N rows
@@ -27,35 +29,39 @@
 #define PAGE_ATTEMPTS 3
 
 /*
- * The statements of one anchored list: the whole list (type '' in
- * txn_anchors) or the list of one type.  Each names the list's rows (its
- * count's and its walk's) with the platform, then the type for the typed
- * list: cond and bind_list.
+ * The statements of one anchored list: the whole list (type and
+ * customer_id '' in txn_anchors), the list of one type, or of one
+ * customer.  Each names the list's rows (its count's and its walk's) with
+ * the platform, then the type or the customer: cond and bind_list.
  */
 struct anchor_sql {
 	const char	*find, *page, *first, *next, *gap;
 };
 
-/* The row count of a list (the page's totalCount), a subquery. */
-#define COUNT_ROWS(cond) "(SELECT COALESCE(SUM(n), 0) FROM txn_counts" \
+enum { LIST_ALL, LIST_TYPE, LIST_CUSTOMER };
+
+/* The row count of a list (the page's totalCount) from its counts table, a subquery. */
+#define COUNT_ROWS(counts, cond) "(SELECT COALESCE(SUM(n), 0) FROM " counts \
 	" WHERE platform_id = ?" cond ")"
 
 /*
  * The list's nearest anchor at or above the position of offset ?, with
  * the list's row count that says where that position is: both subqueries
  * run once, in the statement's one reading; no row when no anchor is
- * there.  Its anchors: platform_id = ? AND type = ? ('' for the whole list).
+ * there.  Its anchors: platform_id = ? AND type = ? AND customer_id = ?
+ * ('' and '' for the whole list).
  */
-#define FIND(cond) "SELECT " COUNT_ROWS(cond) ", seq, created_at, id FROM txn_anchors" \
-	" WHERE platform_id = ? AND type = ? AND seq >= " COUNT_ROWS(cond) " - 1 - ?" \
-	" ORDER BY seq LIMIT 1"
+#define FIND(cond, counts) "SELECT " COUNT_ROWS(counts, cond) ", seq, created_at, id" \
+	" FROM txn_anchors WHERE platform_id = ? AND type = ? AND customer_id = ?" \
+	" AND seq >= " COUNT_ROWS(counts, cond) " - 1 - ? ORDER BY seq LIMIT 1"
 
 /*
  * The page walked down from an anchor (its row included), with the
  * columns of db_txn_list_sql(mask, 1): the rows, the count, whether the
  * row's quote is due.
  */
-#define PAGE(index, cond) "SELECT STRAIGHT_JOIN " TXN_COLS_OF("x.") ", " COUNT_ROWS(cond) ", " \
+#define PAGE(index, cond, counts) "SELECT STRAIGHT_JOIN " TXN_COLS_OF("x.") ", " \
+	COUNT_ROWS(counts, cond) ", " \
 	TXN_QUOTE_DUE_OF("x") \
 	" FROM (SELECT id FROM transactions FORCE INDEX (" index ")" \
 	" WHERE platform_id = ?" cond " AND (created_at < ? OR (created_at = ? AND id <= ?))" \
@@ -78,53 +84,75 @@ struct anchor_sql {
 	" WHERE platform_id = ?" cond " AND (created_at > ? OR (created_at = ? AND id > ?))" \
 	" AND (created_at < ? OR (created_at = ? AND id <= ?))"
 
-#define ANCHOR_SQL(index, cond) { FIND(cond), PAGE(index, cond), FIRST(index, cond), \
-	NEXT(index, cond), GAP(index, cond) }
+#define ANCHOR_SQL(index, cond, counts) { FIND(cond, counts), PAGE(index, cond, counts), \
+	FIRST(index, cond), NEXT(index, cond), GAP(index, cond) }
 
-static const struct anchor_sql lists[2] = {
-	ANCHOR_SQL("ix_transactions_list", ""),		/* the whole list */
-	ANCHOR_SQL("ix_transactions_type", " AND type = ?"),	/* one type's */
+static const struct anchor_sql lists[3] = {
+	[LIST_ALL] = ANCHOR_SQL("ix_transactions_list", "", "txn_counts"),
+	[LIST_TYPE] = ANCHOR_SQL("ix_transactions_type", " AND type = ?", "txn_counts"),
+	[LIST_CUSTOMER] = ANCHOR_SQL("ix_transactions_customer", " AND customer_id = ?",
+	    "txn_customer_counts"),
 };
 
-static const struct anchor_sql *
-list_sql(const char *type)
+/* Which list a type and a customer ('' or NULL: none) name: the customer's first. */
+static int
+list_of(const struct txn_anchor_list *l)
 {
-	return &lists[type != NULL && type[0] != '\0'];
+	if (l->customer != NULL && l->customer[0] != '\0')
+		return LIST_CUSTOMER;
+	return l->type != NULL && l->type[0] != '\0' ? LIST_TYPE : LIST_ALL;
 }
 
-/* The values that name a list's rows: the platform, and its type if any. */
+/* The values that name a list's rows: the platform, then its type or customer. */
 static size_t
-bind_list(const char *platform, const char *type, struct db_val *v)
+bind_list(const char *platform, const struct txn_anchor_list *l, struct db_val *v)
 {
 	size_t k = 0;
+	int which = list_of(l);
 
 	v[k++] = DBS(platform);
-	if (type != NULL && type[0] != '\0')
-		v[k++] = DBS(type);
+	if (which == LIST_TYPE)
+		v[k++] = DBS(l->type);
+	else if (which == LIST_CUSTOMER)
+		v[k++] = DBS(l->customer);
 	return k;
+}
+
+/* The list's key in txn_anchors: its type and its customer, '' where none. */
+static void
+key_of(const struct txn_anchor_list *l, const char **type, const char **customer)
+{
+	int which = list_of(l);
+
+	*type = which == LIST_TYPE ? l->type : "";
+	*customer = which == LIST_CUSTOMER ? l->customer : "";
 }
 
 /* The values of FIND: the count's, the anchors', the count's, the offset. */
 static size_t
-bind_find(const char *platform, const char *type, int64_t offset, struct db_val *v)
+bind_find(const char *platform, const struct txn_anchor_list *l, int64_t offset,
+    struct db_val *v)
 {
-	size_t k = bind_list(platform, type, v);
+	size_t k = bind_list(platform, l, v);
+	const char *type, *customer;
 
+	key_of(l, &type, &customer);
 	v[k++] = DBS(platform);
-	v[k++] = DBS(type != NULL ? type : "");
-	k += bind_list(platform, type, v + k);
+	v[k++] = DBS(type);
+	v[k++] = DBS(customer);
+	k += bind_list(platform, l, v + k);
 	v[k++] = DBI(offset);
 	return k;
 }
 
 /* The values of PAGE: the count's, the rows', the anchor, limit and offset. */
 static size_t
-bind_page(const char *platform, const char *type, const char *at, const char *id,
-    int64_t limit, int64_t skip, struct db_val *v)
+bind_page(const char *platform, const struct txn_anchor_list *l, const char *at,
+    const char *id, int64_t limit, int64_t skip, struct db_val *v)
 {
-	size_t k = bind_list(platform, type, v);
+	size_t k = bind_list(platform, l, v);
 
-	k += bind_list(platform, type, v + k);
+	k += bind_list(platform, l, v + k);
 	v[k++] = DBS(at);
 	v[k++] = DBS(at);
 	v[k++] = DBS(id);
@@ -134,10 +162,10 @@ bind_page(const char *platform, const char *type, const char *at, const char *id
 }
 
 int
-db_txn_anchor_page(struct db *db, const char *platform, const char *type, int64_t limit,
-    int64_t offset, struct db_rows *r, int *found)
+db_txn_anchor_page(struct db *db, const char *platform, const struct txn_anchor_list *l,
+    int64_t limit, int64_t offset, struct db_rows *r, int *found)
 {
-	const struct anchor_sql *q = list_sql(type);
+	const struct anchor_sql *q = &lists[list_of(l)];
 	struct db_rows a;
 	int rc;
 
@@ -147,7 +175,7 @@ db_txn_anchor_page(struct db *db, const char *platform, const char *type, int64_
 		struct db_val v[12];
 		int64_t n, seq;
 		char at[32], id[40];
-		size_t k = bind_find(platform, type, offset, v);
+		size_t k = bind_find(platform, l, offset, v);
 
 		/* No anchor at or above it: the page is among the newest rows. */
 		if ((rc = db_query_one(db, q->find, v, k, &a)) != DB_OK)
@@ -162,7 +190,7 @@ db_txn_anchor_page(struct db *db, const char *platform, const char *type, int64_
 		str_copy(id, sizeof(id), db_cell(&a, 0, 3));
 		db_rows_free(&a);
 		/* The anchor is at position seq; the page's first row at n - 1 - offset. */
-		k = bind_page(platform, type, at, id, limit, seq - (n - 1 - offset), v);
+		k = bind_page(platform, l, at, id, limit, seq - (n - 1 - offset), v);
 		if ((rc = db_query(db, q->page, v, k, r)) != DB_OK)
 			return rc;
 		/*
@@ -181,53 +209,60 @@ db_txn_anchor_page(struct db *db, const char *platform, const char *type, int64_
 }
 
 int
-db_txn_anchor_explain(struct db *db, const char *platform, const char *type, int page,
-    struct db_rows *out)
+db_txn_anchor_explain(struct db *db, const char *platform, const struct txn_anchor_list *l,
+    int page, struct db_rows *out)
 {
 	static const char at[] = "2026-01-01 00:00:00.000", id[] = "00000000-0000-4000-8000-000000000000";
-	const struct anchor_sql *q = list_sql(type);
+	const struct anchor_sql *q = &lists[list_of(l)];
 	struct db_val v[12];
-	size_t k = page ? bind_page(platform, type, at, id, 20, 500, v) :
-	    bind_find(platform, type, 100000, v);
+	size_t k = page ? bind_page(platform, l, at, id, 20, 500, v) :
+	    bind_find(platform, l, 100000, v);
 
 	return db_explain(db, page ? q->page : q->find, v, k, out);
 }
 
 /*
- * The lists (the whole list of a platform, and its list of each type)
- * with step rows or more past their newest anchor (or with step rows and
- * none), those with the most first (16 at most), with that anchor.
+ * The lists (the whole list of a platform, its list of each type, and of
+ * each customer) with step rows or more past their newest anchor (or with
+ * step rows and none), those with the most first (16 at most), with that
+ * anchor.
  */
 static const char due_sql[] =
-    "SELECT c.platform_id, c.type, a.seq, a.created_at, a.id"
-    " FROM (SELECT platform_id, CONVERT('' USING ascii) AS type, SUM(n) AS n FROM txn_counts"
+    "SELECT c.platform_id, c.type, c.customer_id, a.seq, a.created_at, a.id"
+    " FROM (SELECT platform_id, CONVERT('' USING ascii) AS type,"
+    " CONVERT('' USING ascii) AS customer_id, SUM(n) AS n FROM txn_counts"
     " GROUP BY platform_id"
-    " UNION ALL SELECT platform_id, type, SUM(n) FROM txn_counts GROUP BY platform_id, type) c"
-    " LEFT JOIN (SELECT platform_id, type, MAX(seq) AS seq FROM txn_anchors"
-    " GROUP BY platform_id, type) m ON m.platform_id = c.platform_id AND m.type = c.type"
+    " UNION ALL SELECT platform_id, type, '', SUM(n) FROM txn_counts GROUP BY platform_id, type"
+    " UNION ALL SELECT platform_id, '', customer_id, SUM(n) FROM txn_customer_counts"
+    " GROUP BY platform_id, customer_id) c"
+    " LEFT JOIN (SELECT platform_id, type, customer_id, MAX(seq) AS seq FROM txn_anchors"
+    " GROUP BY platform_id, type, customer_id) m ON m.platform_id = c.platform_id"
+    " AND m.type = c.type AND m.customer_id = c.customer_id"
     " LEFT JOIN txn_anchors a ON a.platform_id = m.platform_id AND a.type = m.type"
-    " AND a.seq = m.seq"
+    " AND a.customer_id = m.customer_id AND a.seq = m.seq"
     " WHERE c.n > COALESCE(m.seq, -1) + ?"
     " ORDER BY c.n - COALESCE(m.seq, -1) DESC LIMIT 16";
 
 static const char insert_sql[] =
-    "INSERT IGNORE INTO txn_anchors (platform_id, type, seq, created_at, id)"
-    " VALUES (?, ?, ?, ?, ?)";
+    "INSERT IGNORE INTO txn_anchors (platform_id, type, customer_id, seq, created_at, id)"
+    " VALUES (?, ?, ?, ?, ?, ?)";
 
 /*
- * Places the anchors of platform's list of type ('' the whole list) after
- * the one at seq (created_at at, id; seq -1: none yet), up to *budget of
- * them.  DB_OK or the failure.
+ * Places the anchors of platform's list l after the one at seq
+ * (created_at at, id; seq -1: none yet), up to *budget of them.  DB_OK or
+ * the failure.
  */
 static int
-place_after(struct db *db, const char *platform, const char *type, int64_t seq,
+place_after(struct db *db, const char *platform, const struct txn_anchor_list *l, int64_t seq,
     const char *at, const char *id, int64_t step, int64_t delay, int *budget, int *placed)
 {
-	const struct anchor_sql *q = list_sql(type);
+	const struct anchor_sql *q = &lists[list_of(l)];
+	const char *type, *customer;
 	char last_at[32], last_id[40];
 	struct db_rows r;
 	int rc;
 
+	key_of(l, &type, &customer);
 	str_copy(last_at, sizeof(last_at), at != NULL ? at : "");
 	str_copy(last_id, sizeof(last_id), id != NULL ? id : "");
 	while (*budget > 0) {
@@ -236,7 +271,7 @@ place_after(struct db *db, const char *platform, const char *type, int64_t seq,
 		size_t k = 0;
 
 		v[k++] = DBI(delay);
-		k += bind_list(platform, type, v + k);
+		k += bind_list(platform, l, v + k);
 		if (seq < 0)
 			rc = db_query_one(db, q->first, v, k, &r);
 		else {
@@ -258,8 +293,8 @@ place_after(struct db *db, const char *platform, const char *type, int64_t seq,
 		str_copy(last_id, sizeof(last_id), db_cell(&r, 0, 1));
 		db_rows_free(&r);
 		{
-			struct db_val a[] = { DBS(platform), DBS(type), DBI(next), DBS(last_at),
-			    DBS(last_id) };
+			struct db_val a[] = { DBS(platform), DBS(type), DBS(customer), DBI(next),
+			    DBS(last_at), DBS(last_id) };
 
 			if ((rc = db_exec(db, insert_sql, a, NARGS(a), NULL)) != DB_OK)
 				return rc;
@@ -283,28 +318,33 @@ db_txn_anchors_place(struct db *db, int64_t step, int64_t delay, int budget, int
 		return DB_OK;
 	if ((rc = db_query(db, due_sql, v, NARGS(v), &r)) != DB_OK)
 		return rc;
-	for (size_t i = 0; i < r.nrows && rc == DB_OK && budget > 0; i++)
-		rc = place_after(db, db_cell(&r, i, 0), db_cell(&r, i, 1),
-		    db_cell(&r, i, 2) != NULL ? db_cell_i64(&r, i, 2) : -1,
-		    db_cell(&r, i, 3), db_cell(&r, i, 4), step, delay, &budget, placed);
+	for (size_t i = 0; i < r.nrows && rc == DB_OK && budget > 0; i++) {
+		struct txn_anchor_list l = { db_cell(&r, i, 1), db_cell(&r, i, 2) };
+
+		rc = place_after(db, db_cell(&r, i, 0), &l,
+		    db_cell(&r, i, 3) != NULL ? db_cell_i64(&r, i, 3) : -1,
+		    db_cell(&r, i, 4), db_cell(&r, i, 5), step, delay, &budget, placed);
+	}
 	db_rows_free(&r);
 	return rc;
 }
 
 /*
- * The rows of the list of anchor i of a (its platform and type) after the
- * anchor before it, i - 1 (first: from the oldest row), up to its own row.
+ * The rows of the list of anchor i of a (its platform, type and customer)
+ * after the anchor before it, i - 1 (first: from the oldest row), up to
+ * its own row.
  */
 static int
 gap_rows(struct db *db, const struct db_rows *a, size_t i, int first, int64_t *rows)
 {
-	const char *type = db_cell(a, i, 1), *at = db_cell(a, i, 3), *id = db_cell(a, i, 4);
+	struct txn_anchor_list l = { db_cell(a, i, 1), db_cell(a, i, 2) };
+	const char *at = db_cell(a, i, 4), *id = db_cell(a, i, 5);
 	/* Before every row: DATETIME's least value. */
-	const char *pat = first ? "1000-01-01 00:00:00.000" : db_cell(a, i - 1, 3);
-	const char *pid = first ? "" : db_cell(a, i - 1, 4);
+	const char *pat = first ? "1000-01-01 00:00:00.000" : db_cell(a, i - 1, 4);
+	const char *pid = first ? "" : db_cell(a, i - 1, 5);
 	struct db_val v[9];
 	struct db_rows r;
-	size_t k = bind_list(db_cell(a, i, 0), type, v);
+	size_t k = bind_list(db_cell(a, i, 0), &l, v);
 	int rc;
 
 	v[k++] = DBS(pat);
@@ -313,7 +353,7 @@ gap_rows(struct db *db, const struct db_rows *a, size_t i, int first, int64_t *r
 	v[k++] = DBS(at);
 	v[k++] = DBS(at);
 	v[k++] = DBS(id);
-	if ((rc = db_query_one(db, list_sql(type)->gap, v, k, &r)) != DB_OK)
+	if ((rc = db_query_one(db, lists[list_of(&l)].gap, v, k, &r)) != DB_OK)
 		return rc;
 	*rows = db_cell_i64(&r, 0, 0);
 	db_rows_free(&r);
@@ -324,8 +364,8 @@ int
 db_txn_anchors_verify(struct db *db, txn_anchor_bad_fn bad, void *arg, long *examined)
 {
 	static const char all_sql[] =
-	    "SELECT platform_id, type, seq, created_at, id FROM txn_anchors"
-	    " ORDER BY platform_id, type, seq";
+	    "SELECT platform_id, type, customer_id, seq, created_at, id FROM txn_anchors"
+	    " ORDER BY platform_id, type, customer_id, seq";
 	struct db_rows a;
 	int rc;
 
@@ -334,21 +374,24 @@ db_txn_anchors_verify(struct db *db, txn_anchor_bad_fn bad, void *arg, long *exa
 		return rc;
 	for (size_t i = 0; i < a.nrows; i++) {
 		/* The anchor before it in the same list, if any. */
-		int first = i == 0 || strcmp(db_cell(&a, i, 0), db_cell(&a, i - 1, 0)) != 0 ||
-		    strcmp(db_cell(&a, i, 1), db_cell(&a, i - 1, 1)) != 0;
-		int64_t seq = db_cell_i64(&a, i, 2), want, rows;
-		const char *type = db_cell(&a, i, 1);
+		int first = i == 0;
+		int64_t seq = db_cell_i64(&a, i, 3), want, rows;
+		const char *type = db_cell(&a, i, 1), *customer = db_cell(&a, i, 2);
 
-		want = first ? seq + 1 : seq - db_cell_i64(&a, i - 1, 2);
-		if (type[0] != '\0' && strcmp(type, "OUTGOING") != 0 && strcmp(type, "INCOMING") != 0) {
-			bad(arg, db_cell(&a, i, 0), type, seq, want, -1);
+		for (size_t c = 0; c < 3 && !first; c++)
+			first = strcmp(db_cell(&a, i, c), db_cell(&a, i - 1, c)) != 0;
+		want = first ? seq + 1 : seq - db_cell_i64(&a, i - 1, 3);
+		/* A type's list or a customer's, not both; a type of the two there are. */
+		if ((type[0] != '\0' && customer[0] != '\0') || (type[0] != '\0' &&
+		    strcmp(type, "OUTGOING") != 0 && strcmp(type, "INCOMING") != 0)) {
+			bad(arg, db_cell(&a, i, 0), type, customer, seq, want, -1);
 			continue;
 		}
 		if ((rc = gap_rows(db, &a, i, first, &rows)) != DB_OK)
 			break;
 		(*examined)++;
 		if (rows != want)
-			bad(arg, db_cell(&a, i, 0), type, seq, want, rows);
+			bad(arg, db_cell(&a, i, 0), type, customer, seq, want, rows);
 	}
 	db_rows_free(&a);
 	return rc;

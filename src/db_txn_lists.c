@@ -262,7 +262,8 @@ db_txn_list_anchored(const struct txn_filter *f, int64_t offset)
 {
 	unsigned mask = filter_mask(f);
 
-	return (mask == 0 || mask == TF_TYPE) && offset >= TXN_ANCHOR_MIN_OFFSET;
+	return (mask == 0 || mask == TF_TYPE || mask == TF_CUSTOMER) &&
+	    offset >= TXN_ANCHOR_MIN_OFFSET;
 }
 
 unsigned
@@ -330,11 +331,18 @@ db_txn_list(struct db *db, const char *platform, const struct txn_filter *f,
 	*out = NULL;
 	*n = 0;
 	k = bind_page(platform, f, mask, limit, offset, v);
-	/* A deep page of the whole list or of a type's starts at an anchor when one serves. */
+	/*
+	 * A deep page of the whole list, of a type's or of a customer's
+	 * starts at an anchor when one serves.
+	 */
 	found = 0;
-	if (db_txn_list_anchored(f, offset) &&
-	    (rc = db_txn_anchor_page(db, platform, f->type, limit, offset, &r, &found)) != DB_OK)
-		return rc;
+	if (db_txn_list_anchored(f, offset)) {
+		struct txn_anchor_list l = { f->type, f->customer_id };
+
+		if ((rc = db_txn_anchor_page(db, platform, &l, limit, offset, &r,
+		    &found)) != DB_OK)
+			return rc;
+	}
 	if (!found && (rc = db_query(db, db_txn_list_sql(mask, 1), v, k, &r)) != DB_OK)
 		return rc;
 	/*

@@ -1,24 +1,28 @@
 #!/usr/bin/env bash
 # 65-deep-pages.t - a deep page of GET /transactions, unfiltered or
-# filtered by type, starts at an anchor of its list (schema/023 and 024,
-# src/db_txn_anchors.c) and is the same page the offset says.
+# filtered by type or by customerId, starts at an anchor of its list
+# (schema/023, 024 and 026, src/db_txn_anchors.c) and is the same page the
+# offset says.
 #
 # A platform of its own gets 25,000 transactions written with SQL, a month
 # old (pairs of rows share a createdAt, so the id orders them; every third
-# INCOMING, the rest OUTGOING), and its txn_counts rebuilt, as bench/run
-# seeds.  xborder-worker places the anchors of the stack's list_anchor_step
-# (1,000 by default) at positions 0, 1,000, ... of the whole list (24,000
-# the last) and of each type's, each the row at that position of its list
-# counted from the oldest.  Then, for the whole list and for each type:
+# INCOMING, the rest OUTGOING; every fourth a second customer's), and its
+# txn_counts and customers' counts rebuilt, as bench/run seeds.
+# xborder-worker places the anchors of the stack's list_anchor_step (1,000
+# by default) at positions 0, 1,000, ... of the whole list (24,000 the
+# last), of each type's and of each customer's, each the row at that
+# position of its list counted from the oldest.  Then, for the whole list,
+# each type's and the second customer's:
 #  - pages at offsets around the anchors, the first anchored offset, the
 #    last rows and past the end are exactly what the offset says (the ids
 #    in order, totalCount, hasMore, nextCursor), against SQL's own walk;
 #  - a page is read from its own list's anchor: an anchor recorded one
 #    position off moves the page by one row (and no page of the other
 #    lists), and put back, the page is right again;
-#  - transactions made through the API afterwards (payouts: OUTGOING), the
-#    newest, move every page of their lists down and no position below
-#    them, and leave the INCOMING list's pages where they were;
+#  - transactions made through the API afterwards (payouts: OUTGOING, of
+#    the first customer), the newest, move every page of their lists down
+#    and no position below them, and leave the INCOMING list's and the
+#    second customer's pages where they were;
 #  - a list filtered by customerId has the customer's kept count
 #    (txn_customer_counts, schema/025) as totalCount, which each payout
 #    adds one to;
@@ -45,6 +49,8 @@ ROWS=25000
 
 new_platform t65 || BAIL_OUT "platform-create failed"
 P=$NP_ID AS=(--as "$NP_CLIENT_ID" "$NP_SECRET")
+mk_customer deep2 "${AS[@]}"
+C2=${CUST#Customer:}
 mk_customer deep "${AS[@]}"
 int_account "$CUST" USD "${AS[@]}"
 fund "$INT" 100000 "${AS[@]}"
@@ -65,7 +71,8 @@ INSERT INTO txn_customer_counts (platform_id, customer_id, shard, n)
   WHERE platform_id = @p AND customer_id IS NOT NULL GROUP BY platform_id, customer_id;"
 
 # seed PLATFORM N AGE_SECONDS UNIT MARK: N transactions of PLATFORM's
-# customer $C (platformCustomerId MARK), the newest AGE_SECONDS old, two
+# customers (platformCustomerId MARK; every fourth $C2's, the rest $C's),
+# the newest AGE_SECONDS old, two
 # rows a UNIT of microseconds (1000000: a second; pairs share createdAt),
 # and its txn_counts rebuilt, in one transaction.
 seed() {
@@ -80,7 +87,7 @@ INSERT INTO transactions (id, platform_id, kind, type, status, customer_id,
 SELECT LOWER(CONCAT(SUBSTR(h, 1, 8), '-', SUBSTR(h, 9, 4), '-4', SUBSTR(h, 14, 3), '-',
          SUBSTR('89ab', 1 + (seq % 4), 1), SUBSTR(h, 18, 3), '-', SUBSTR(h, 21, 12))),
   @p, IF(seq % 3 = 1, 'TRANSFER_IN', 'TRANSFER_OUT'), IF(seq % 3 = 1, 'INCOMING', 'OUTGOING'),
-  IF(seq % 7 = 3, 'FAILED', 'COMPLETED'), '$C', '$mark', NULL, '$I', '$E',
+  IF(seq % 7 = 3, 'FAILED', 'COMPLETED'), IF(seq % 4 = 2, '$C2', '$C'), '$mark', NULL, '$I', '$E',
   IF(seq % 3 = 1, 'PPV_ADDRESS', 'EXTERNAL_ACCOUNT'), IF(seq % 3 = 1, '$PPV', '$E'),
   'USD', 100 + seq, 'COMPLETES',
   c, c + INTERVAL 1 SECOND, IF(seq % 7 = 3, NULL, c + INTERVAL 1 SECOND)
@@ -102,17 +109,54 @@ $RECOUNT
 COMMIT;"
 }
 
-# anchors PLATFORM [TYPE]: how many anchors the list of TYPE ('' the whole
-# list, the default) of PLATFORM has.
-anchors() { sql "SELECT COUNT(*) FROM txn_anchors WHERE platform_id = '$1' AND type = '${2:-}'"; }
+# The lists: the whole list (''), each type's, and the customer $C2's
+# (CUSTOMER).
+LISTS=("" OUTGOING INCOMING CUSTOMER)
 
-# The list of type $T ('' the whole list): its rows' condition, its index,
-# its query parameter, its name in test names.
+# akey LIST: the condition on txn_anchors' key of LIST.
+akey() {
+    case ${1:-} in
+    CUSTOMER) echo "type = '' AND customer_id = '$C2'" ;;
+    *) echo "type = '${1:-}' AND customer_id = ''" ;;
+    esac
+}
+
+# anchors PLATFORM [LIST]: how many anchors LIST ('' the whole list, the
+# default) of PLATFORM has.
+anchors() { sql "SELECT COUNT(*) FROM txn_anchors WHERE platform_id = '$1' AND $(akey "${2:-}")"; }
+
+# The list $T: its rows' condition, its index, its query parameter, its
+# name in test names.
 T=
-rows_of() { echo "platform_id = '$P'${T:+ AND type = '$T'}"; }
-index_of() { if [ -n "$T" ]; then echo ix_transactions_type; else echo ix_transactions_list; fi; }
+rows_of() {
+    case $T in
+    '') echo "platform_id = '$P'" ;;
+    CUSTOMER) echo "platform_id = '$P' AND customer_id = '$C2'" ;;
+    *) echo "platform_id = '$P' AND type = '$T'" ;;
+    esac
+}
+index_of() {
+    case $T in
+    '') echo ix_transactions_list ;;
+    CUSTOMER) echo ix_transactions_customer ;;
+    *) echo ix_transactions_type ;;
+    esac
+}
+param() {
+    case $T in
+    '') ;;
+    CUSTOMER) echo "&customerId=Customer:$C2" ;;
+    *) echo "&type=$T" ;;
+    esac
+}
 count() { sql "SELECT COUNT(*) FROM transactions WHERE $(rows_of)"; }
-list() { echo "${T:-the whole list}"; }
+list() {
+    case $T in
+    '') echo "the whole list" ;;
+    CUSTOMER) echo "the customer's list" ;;
+    *) echo "$T" ;;
+    esac
+}
 
 # truth K: the ids of the page at offset K of 20, newest first, as SQL walks it.
 truth() {
@@ -127,7 +171,7 @@ truth() {
 page_is() {
     local k=$1 want=$2 what="$(list), $3" n more next
     n=$(count)
-    api "${AS[@]}" GET "/transactions?limit=20&cursor=$k${T:+&type=$T}"
+    api "${AS[@]}" GET "/transactions?limit=20&cursor=$k$(param)"
     is_status 200 "$what: cursor $k answers 200"
     is "$(jq -r '[.data[].transactionId] | join(",")' <<<"$BODY")" "$(truth "$want")" \
         "$what: cursor $k is the page at offset $want"
@@ -147,10 +191,10 @@ pages() {
         $((n - 1 - STEP)) $((n - STEP)) $((n * 3 / 5)) $((n - 21)) $((n - 20)) $((n - 1)); do
         page_is "$k" "$k" "$2"
     done
-    api "${AS[@]}" GET "/transactions?limit=20&cursor=$n${T:+&type=$T}"
+    api "${AS[@]}" GET "/transactions?limit=20&cursor=$n$(param)"
     is "$(jq -r '[(.data | length), .hasMore, .nextCursor, .totalCount] | map(tostring) | join(" ")' \
         <<<"$BODY")" "0 false null $n" "$(list): cursor $n (the end): no rows, hasMore false, nextCursor null"
-    api "${AS[@]}" GET "/transactions?limit=20&cursor=$((n + 5000))${T:+&type=$T}"
+    api "${AS[@]}" GET "/transactions?limit=20&cursor=$((n + 5000))$(param)"
     is "$(jq -r '[(.data | length), .totalCount] | map(tostring) | join(" ")' <<<"$BODY")" "0 $n" \
         "$(list): cursor $((n + 5000)) (past the end): no rows"
 }
@@ -159,13 +203,14 @@ seed "$P" "$ROWS" $((40 * 86400)) 1000000 old-seed
 is "$(sql "SELECT COUNT(*) FROM transactions WHERE platform_id = '$P'")" "$ROWS" \
     "$ROWS transactions seeded"
 declare -A NROWS=([all]=$ROWS) NANCH=() K=()
-for T in "" OUTGOING INCOMING; do
+for T in "${LISTS[@]}"; do
     NROWS[${T:-all}]=$(count)
     NANCH[${T:-all}]=$(((NROWS[${T:-all}] - 1) / STEP + 1))
 done
 T=
 is "$((NROWS[OUTGOING] + NROWS[INCOMING]))" "$ROWS" \
     "the seeded rows: ${NROWS[OUTGOING]} OUTGOING, ${NROWS[INCOMING]} INCOMING"
+is "${NROWS[CUSTOMER]}" $((ROWS / 4)) "the seeded rows: ${NROWS[CUSTOMER]} of the second customer"
 
 # --- a customer's list: totalCount is the customer's kept count -----------------
 
@@ -200,13 +245,13 @@ is "$CTOTAL" "$nc" "... and put back, $nc again"
 # --- the anchors -----------------------------------------------------------------
 
 wait_for '(( $(anchors "$P") >= NANCH[all] && $(anchors "$P" OUTGOING) >= NANCH[OUTGOING] &&
-    $(anchors "$P" INCOMING) >= NANCH[INCOMING] ))' 60
-for T in "" OUTGOING INCOMING; do
+    $(anchors "$P" INCOMING) >= NANCH[INCOMING] && $(anchors "$P" CUSTOMER) >= NANCH[CUSTOMER] ))' 60
+for T in "${LISTS[@]}"; do
     na=${NANCH[${T:-all}]}
     is "$(anchors "$P" "$T")" "$na" \
         "$(list): xborder-worker placed $na anchors (${NROWS[${T:-all}]} rows, a step of $STEP)"
     for seq in 0 $STEP $(((na - 1) / 2 * STEP)) $(((na - 1) * STEP)); do
-        is "$(sql "SELECT id FROM txn_anchors WHERE platform_id = '$P' AND type = '$T' AND seq = $seq")" \
+        is "$(sql "SELECT id FROM txn_anchors WHERE platform_id = '$P' AND $(akey "$T") AND seq = $seq")" \
             "$(sql "SELECT id FROM transactions FORCE INDEX ($(index_of))
                     WHERE $(rows_of) ORDER BY created_at, id LIMIT 1 OFFSET $seq")" \
             "$(list): the anchor at $seq is the row at position $seq from the oldest"
@@ -215,31 +260,31 @@ done
 
 # --- pages from the anchors -----------------------------------------------------
 
-for T in "" OUTGOING INCOMING; do
+for T in "${LISTS[@]}"; do
     pages "${NROWS[${T:-all}]}" "seeded"
 done
 
 # A page is read from its own list's anchor: one recorded a position too
 # high moves the page by one row (position p then lands on p - 1), and no
 # page of the other lists.
-for T in "" OUTGOING INCOMING; do
+for T in "${LISTS[@]}"; do
     n=${NROWS[${T:-all}]}
     mid=$(((NANCH[${T:-all}] - 1) / 2 * STEP))
     K[${T:-all}]=$((n - 1 - mid + STEP / 2))
 done
-for T in "" OUTGOING INCOMING; do
+for T in "${LISTS[@]}"; do
     mid=$(((NANCH[${T:-all}] - 1) / 2 * STEP))
-    sql "UPDATE txn_anchors SET seq = seq + 1 WHERE platform_id = '$P' AND type = '$T' AND seq = $mid"
-    for U in "" OUTGOING INCOMING; do
+    sql "UPDATE txn_anchors SET seq = seq + 1 WHERE platform_id = '$P' AND $(akey "$T") AND seq = $mid"
+    for U in "${LISTS[@]}"; do
         k=${K[${U:-all}]} T2=$T T=$U
         if [ "$U" = "$T2" ]; then
             page_is "$k" "$((k + 1))" "its anchor one off"
         else
-            page_is "$k" "$k" "the anchor of ${T2:-the whole list} one off"
+            page_is "$k" "$k" "the anchor of $(T=$T2 list) one off"
         fi
         T=$T2
     done
-    sql "UPDATE txn_anchors SET seq = seq - 1 WHERE platform_id = '$P' AND type = '$T' AND seq = $((mid + 1))"
+    sql "UPDATE txn_anchors SET seq = seq - 1 WHERE platform_id = '$P' AND $(akey "$T") AND seq = $((mid + 1))"
     page_is "${K[${T:-all}]}" "${K[${T:-all}]}" "the anchor put back"
 done
 
@@ -252,7 +297,7 @@ for i in 1 2 3; do
     is "$CTOTAL" "$((nc + i))" "customerId: totalCount $((nc + i)) after payout $i"
 done
 NROWS[all]=$((ROWS + 3)) NROWS[OUTGOING]=$((NROWS[OUTGOING] + 3))
-for T in "" OUTGOING INCOMING; do
+for T in "${LISTS[@]}"; do
     n=${NROWS[${T:-all}]}
     mid=$(((NANCH[${T:-all}] - 1) / 2 * STEP))
     for k in 3 2003 $((n - 1 - STEP)) $((n - 1 - mid)) $((n - mid - STEP / 3)) $((n - 1)); do
@@ -273,8 +318,8 @@ wait_for '(( $(anchors "$S") >= 2 && $(anchors "$S" OUTGOING) >= 2 ))' 60
 # Its INCOMING list has fewer rows than a step: no anchor would serve it.
 is "$(anchors "$S")/$(anchors "$S" OUTGOING)/$(anchors "$S" INCOMING)" 2/2/0 \
     "a platform of $((2 * STEP)) old rows got its anchors: 2 of the whole list, 2 OUTGOING (of $((2 * STEP * 2 / 3))), none INCOMING (of $((2 * STEP / 3)))"
-for T in "" OUTGOING INCOMING; do
-    is "$(sql "SELECT COALESCE(MAX(seq), -1) FROM txn_anchors WHERE platform_id = '$P' AND type = '$T'")" \
+for T in "${LISTS[@]}"; do
+    is "$(sql "SELECT COALESCE(MAX(seq), -1) FROM txn_anchors WHERE platform_id = '$P' AND $(akey "$T")")" \
         $(((NANCH[${T:-all}] - 1) * STEP)) "$(list): in the same pass, no anchor among rows a minute old"
     n=$(count)
     mid=$(((NANCH[${T:-all}] - 1) / 2 * STEP))
@@ -282,7 +327,7 @@ for T in "" OUTGOING INCOMING; do
 done
 
 unseed "$P" young-seed
-for T in "" OUTGOING INCOMING; do
+for T in "${LISTS[@]}"; do
     n=$(count)
     page_is $((n - 1 - STEP)) $((n - 1 - STEP)) "the young rows removed"
 done

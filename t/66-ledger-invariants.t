@@ -219,7 +219,7 @@ fault "idempotency: a kept answer names a transaction that does not exist" idemp
 fault "idempotency: two kept answers name one transaction" idempotency "${K1_TX#Transaction:}" \
     "UPDATE idempotency_keys SET response_body = JSON_SET(response_body, '$.transactionId', '$K1_TX') WHERE platform_id = '$A' AND idem_key = '$RUN-2'" \
     "UPDATE idempotency_keys SET response_body = JSON_SET(response_body, '$.transactionId', '$K2_TX') WHERE platform_id = '$A' AND idem_key = '$RUN-2'"
-# A deep page's anchor (schema/023, 024) that is not the row at its
+# A deep page's anchor (schema/023, 024, 026) that is not the row at its
 # position: platform A's oldest transaction recorded at position 1 of its
 # list, then at position 0 of a list that is none.
 OLDEST="SELECT platform_id, '%s', %d, created_at, id FROM transactions FORCE INDEX (ix_transactions_list)
@@ -232,6 +232,21 @@ fault "anchors: an anchor of no list" anchors "$A SETTLED 0" \
 ssql "$ANCHOR $(printf "$OLDEST" '' 0)"
 check
 is "$CHECK_RC" 0 "anchors: the oldest row at position 0 is a right anchor" || diag "$CHECK_OUT"
+ssql "DELETE FROM txn_anchors WHERE platform_id = '$A'"
+# A customer's list (schema/026): its oldest row at position 1, then an
+# anchor of a type and a customer at once (no list), then right at 0.
+OLDEST_C="SELECT platform_id, '%s', customer_id, %d, created_at, id
+    FROM transactions FORCE INDEX (ix_transactions_customer)
+    WHERE platform_id = '$A' AND customer_id = '$HELD_CUST' ORDER BY created_at, id LIMIT 1"
+ANCHOR_C="INSERT INTO txn_anchors (platform_id, type, customer_id, seq, created_at, id)"
+fault "anchors: a customer's anchor one position off" anchors "$A $HELD_CUST 1" \
+    "$ANCHOR_C $(printf "$OLDEST_C" '' 1)" "DELETE FROM txn_anchors WHERE platform_id = '$A'"
+fault "anchors: an anchor of a type and a customer" anchors "$A $HELD_CUST 0" \
+    "$ANCHOR_C $(printf "$OLDEST_C" OUTGOING 0)" "DELETE FROM txn_anchors WHERE platform_id = '$A'"
+ssql "$ANCHOR_C $(printf "$OLDEST_C" '' 0)"
+check
+is "$CHECK_RC" 0 "anchors: the customer's oldest row at position 0 of its list is a right anchor" ||
+    diag "$CHECK_OUT"
 ssql "DELETE FROM txn_anchors WHERE platform_id = '$A'"
 
 # --- one snapshot: a transaction that moves while ledger-check reads -------------

@@ -10,8 +10,8 @@
 # a PATCH on every worker at once; every statement GET /transactions and
 # GET /webhooks/deliveries can run walks an index in the list's order
 # (xborderctl explain-lists: no filesort, no full scan; a deep page's
-# anchor on its key and the walk from it on its list's index, unfiltered
-# and by type), and a settlement
+# anchor on its key and the walk from it on its list's index, unfiltered,
+# by type and by customer), and a settlement
 # batch finds its transactions by the primary key; txn_counts, which totalCount reads, matches the
 # transactions after inserts and status changes (ledger-check).  Speed
 # itself is measured by bench/run, never here.
@@ -167,13 +167,15 @@ is "$(grep $'\tbatch=' <<<"$out" | cut -f2,3 | LC_ALL=C sort -u | tr '\t\n' ': '
 is "$(grep -c $'\ttoken+page\t<derived' <<<"$out")" 64 "the page read with the token is planned through the page's ids (the token exists)"
 is "$(grep $'\ttoken+first\t' <<<"$out" | grep -c $'\tx\t\(ref\|range\)\tix_transactions_')" 64 \
     "the first page read with the token walks the filter's index (the token exists)"
-is "$(grep -E $'\tanchor(\\+type)?\t' <<<"$out" | cut -f2,3 | LC_ALL=C sort -u | tr '\t\n' ': ')" \
-    "anchor:find anchor:page anchor+type:find anchor+type:page " \
-    "a deep page's look for its anchor and walk from it were explained, unfiltered and by type"
+is "$(grep -E $'\tanchor(\\+type|\\+customer)?\t' <<<"$out" | cut -f2,3 | LC_ALL=C sort -u | tr '\t\n' ': ')" \
+    "anchor:find anchor:page anchor+customer:find anchor+customer:page anchor+type:find anchor+type:page " \
+    "a deep page's look for its anchor and walk from it were explained, unfiltered, by type and by customer"
 is "$(grep $'\tanchor\t' <<<"$out" | grep -c $'\t\(txn_anchors\tr\|transactions\tr\)ange\t\(PRIMARY\|ix_transactions_list\)')" 2 \
     "the anchor is found on its key, the walk from it on the list's index (ranges)"
 is "$(grep $'\tanchor+type\t' <<<"$out" | grep -c $'\t\(txn_anchors\tr\|transactions\tr\)ange\t\(PRIMARY\|ix_transactions_type\)')" 2 \
     "by type: the anchor is found on its key, the walk from it on the type's index (ranges)"
+is "$(grep $'\tanchor+customer\t' <<<"$out" | grep -c $'\t\(txn_anchors\tr\|transactions\tr\)ange\t\(PRIMARY\|ix_transactions_customer\)')" 2 \
+    "by customer: the anchor is found on its key, the walk from it on the customer's index (ranges)"
 is "$(grep $'\tdeliveries=' <<<"$out" | cut -f2,3 | sort -u | wc -l)" 64 \
     "every filter combination of GET /webhooks/deliveries was explained, page and count (32 x 2)"
 is "$(grep $'\tdeliveries=' <<<"$out" | grep -vc $'\twebhook_events\t\(ref\|range\)\tix_webhook_events_')" 0 \

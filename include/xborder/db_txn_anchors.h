@@ -1,9 +1,10 @@
 /*
  * db_txn_anchors.h: the anchors of GET /transactions' deep pages
- * (schema/023_txn_anchors.sql, 024_txn_anchor_types.sql): the row at every
- * list_anchor_step-th position of a platform's list, and of its list of
- * each type, counted from the oldest, which a deep page of that list
- * starts its walk from.
+ * (schema/023_txn_anchors.sql, 024_txn_anchor_types.sql,
+ * 026_txn_anchor_customers.sql): the row at every list_anchor_step-th
+ * position of a platform's list, and of its list of each type and of each
+ * customer, counted from the oldest, which a deep page of that list starts
+ * its walk from.
  */
 #ifndef XBORDER_DB_TXN_ANCHORS_H
 #define XBORDER_DB_TXN_ANCHORS_H
@@ -15,48 +16,57 @@ struct db_rows;
 
 /*
  * From this offset on, a page of the unfiltered list or of a list filtered
- * by type only looks for an anchor (two statements, not one): below it
- * the walk costs less than the look.
+ * by type only or by customer only looks for an anchor (two statements,
+ * not one): below it the walk costs less than the look.
  */
 #define TXN_ANCHOR_MIN_OFFSET 2000
 
 /*
- * The page at offset (newest first) of platform's list of type (NULL: the
- * unfiltered list), walked from the nearest anchor at or above it, into r
+ * A list with anchors: a platform's whole list (both NULL or ''), its
+ * list of one type, or of one customer (the customer's when both are set).
+ */
+struct txn_anchor_list {
+	const char	*type;
+	const char	*customer;
+};
+
+/*
+ * The page at offset (newest first) of platform's list l, walked from the
+ * nearest anchor at or above it, into r
  * with the columns of db_txn_list_sql(mask, 1) (the rows, the total,
  * whether quotes are due), and *found = 1.  *found = 0 (r empty) when no
  * anchor serves: the page lies above the newest anchor or past the end,
  * or the list kept changing between the two statements; the caller walks
  * from the top.  DB_OK or the store's failure.
  */
-int db_txn_anchor_page(struct db *db, const char *platform, const char *type, int64_t limit,
-    int64_t offset, struct db_rows *r, int *found);
+int db_txn_anchor_page(struct db *db, const char *platform, const struct txn_anchor_list *l,
+    int64_t limit, int64_t offset, struct db_rows *r, int *found);
 
 /*
- * EXPLAIN of db_txn_anchor_page()'s statements for platform's list of
- * type (NULL: unfiltered), with sample values: the look for the anchor
- * (page 0) or the walk from it (page 1).  For xborderctl explain-lists.
+ * EXPLAIN of db_txn_anchor_page()'s statements for platform's list l,
+ * with sample values: the look for the anchor (page 0) or the walk from
+ * it (page 1).  For xborderctl explain-lists.
  */
-int db_txn_anchor_explain(struct db *db, const char *platform, const char *type, int page,
-    struct db_rows *out);
+int db_txn_anchor_explain(struct db *db, const char *platform, const struct txn_anchor_list *l,
+    int page, struct db_rows *out);
 
 /*
  * xborder-worker: places up to budget anchors, every step rows of each
- * list (a platform's, and its list of each type) that has step rows or
- * more past its newest anchor, at rows
+ * list (a platform's, its list of each type and of each customer) that
+ * has step rows or more past its newest anchor, at rows
  * older than delay seconds (so that no transaction still open can write a
  * row before them); *placed says how many.  DB_OK or the failure.
  */
 int db_txn_anchors_place(struct db *db, int64_t step, int64_t delay, int budget, int *placed);
 
 /*
- * A wrong anchor: the one at seq of platform's list of type ('' the whole
- * list).  Its list has rows rows after the anchor before it (for the
- * first, from the oldest row) up to its own row, where want would be
- * right; rows is -1 when type names no list.
+ * A wrong anchor: the one at seq of platform's list of type and customer
+ * ('' and '' the whole list).  Its list has rows rows after the anchor
+ * before it (for the first, from the oldest row) up to its own row, where
+ * want would be right; rows is -1 when type and customer name no list.
  */
 typedef void (*txn_anchor_bad_fn)(void *arg, const char *platform, const char *type,
-    int64_t seq, int64_t want, int64_t rows);
+    const char *customer, int64_t seq, int64_t want, int64_t rows);
 
 /*
  * Checks every anchor against the rows it counts (one walk of each list's
