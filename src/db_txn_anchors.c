@@ -14,7 +14,11 @@
  * step, 2 step, ... of each list among rows older than a delay longer
  * than any transaction stays open; a page at offset k of a list of N rows
  * starts at position p = N - 1 - k, so it walks down from the nearest
- * anchor at or above p and skips seq - p < step entries instead of k.
+ * anchor at or above p and skips seq - p < step entries instead of k.  A
+ * page above the newest anchor (among rows younger than the delay) walks
+ * up from that anchor when that is shorter than the walk down from the
+ * newest row: the rows above an anchor are counted in the same reading as
+ * the list's count, so their positions are exact there too.
  */
 #include "config.h"
 
@@ -35,7 +39,7 @@
  * the platform, then the type or the customer: cond and bind_list.
  */
 struct anchor_sql {
-	const char	*find, *page, *first, *next, *gap;
+	const char	*find, *below, *page, *up, *first, *next, *gap;
 };
 
 enum { LIST_ALL, LIST_TYPE, LIST_CUSTOMER };
@@ -54,6 +58,14 @@ enum { LIST_ALL, LIST_TYPE, LIST_CUSTOMER };
 #define FIND(cond, counts) "SELECT " COUNT_ROWS(counts, cond) ", seq, created_at, id" \
 	" FROM txn_anchors WHERE platform_id = ? AND type = ? AND customer_id = ?" \
 	" AND seq >= " COUNT_ROWS(counts, cond) " - 1 - ? ORDER BY seq LIMIT 1"
+
+/*
+ * When none is: the list's nearest anchor at or below the lowest position
+ * of the page at offset ? of ? rows (N - offset - limit), with the count.
+ */
+#define BELOW(cond, counts) "SELECT " COUNT_ROWS(counts, cond) ", seq, created_at, id" \
+	" FROM txn_anchors WHERE platform_id = ? AND type = ? AND customer_id = ?" \
+	" AND seq <= " COUNT_ROWS(counts, cond) " - ? - ? ORDER BY seq DESC LIMIT 1"
 
 /*
  * The page walked down from an anchor (its row included), with the
@@ -84,8 +96,22 @@ enum { LIST_ALL, LIST_TYPE, LIST_CUSTOMER };
 	" WHERE platform_id = ?" cond " AND (created_at > ? OR (created_at = ? AND id > ?))" \
 	" AND (created_at < ? OR (created_at = ? AND id <= ?))"
 
-#define ANCHOR_SQL(index, cond, counts) { FIND(cond, counts), PAGE(index, cond, counts), \
-	FIRST(index, cond), NEXT(index, cond), GAP(index, cond) }
+/*
+ * The page walked up from an anchor below it (its row included), in the
+ * list's ascending order, with the columns of PAGE: the caller puts the
+ * rows newest first.
+ */
+#define UP(index, cond, counts) "SELECT STRAIGHT_JOIN " TXN_COLS_OF("x.") ", " \
+	COUNT_ROWS(counts, cond) ", " \
+	TXN_QUOTE_DUE_OF("x") \
+	" FROM (SELECT id FROM transactions FORCE INDEX (" index ")" \
+	" WHERE platform_id = ?" cond " AND (created_at > ? OR (created_at = ? AND id >= ?))" \
+	" ORDER BY created_at, id LIMIT ? OFFSET ?) page" \
+	" JOIN transactions x FORCE INDEX (PRIMARY) USING (id)"
+
+#define ANCHOR_SQL(index, cond, counts) { FIND(cond, counts), BELOW(cond, counts), \
+	PAGE(index, cond, counts), UP(index, cond, counts), FIRST(index, cond), \
+	NEXT(index, cond), GAP(index, cond) }
 
 static const struct anchor_sql lists[3] = {
 	[LIST_ALL] = ANCHOR_SQL("ix_transactions_list", "", "txn_counts"),
@@ -128,10 +154,13 @@ key_of(const struct txn_anchor_list *l, const char **type, const char **customer
 	*customer = which == LIST_CUSTOMER ? l->customer : "";
 }
 
-/* The values of FIND: the count's, the anchors', the count's, the offset. */
+/*
+ * The values of FIND: the count's, the anchors', the count's, the offset;
+ * of BELOW (limit > 0): the same and the limit.
+ */
 static size_t
 bind_find(const char *platform, const struct txn_anchor_list *l, int64_t offset,
-    struct db_val *v)
+    int64_t limit, struct db_val *v)
 {
 	size_t k = bind_list(platform, l, v);
 	const char *type, *customer;
@@ -142,6 +171,8 @@ bind_find(const char *platform, const struct txn_anchor_list *l, int64_t offset,
 	v[k++] = DBS(customer);
 	k += bind_list(platform, l, v + k);
 	v[k++] = DBI(offset);
+	if (limit > 0)
+		v[k++] = DBI(limit);
 	return k;
 }
 
@@ -161,12 +192,50 @@ bind_page(const char *platform, const struct txn_anchor_list *l, const char *at,
 	return k;
 }
 
+/*
+ * The anchor of the page at offset of l: the nearest at or above its first
+ * row (*up = 0), else, when walking up from the nearest at or below its
+ * last row costs less than walking down from the newest, that one (*up =
+ * 1).  DB_NOT_FOUND when neither serves (or past the end); else *n, the
+ * list's count the statement read, *seq, at and id.
+ */
+static int
+find_anchor(struct db *db, const char *platform, const struct txn_anchor_list *l,
+    int64_t limit, int64_t offset, int64_t *n, int64_t *seq, char at[32], char id[40], int *up)
+{
+	const struct anchor_sql *q = &lists[list_of(l)];
+	struct db_val v[12];
+	struct db_rows a;
+	size_t k = bind_find(platform, l, offset, 0, v);
+	int rc;
+
+	*up = 0;
+	if ((rc = db_query_one(db, q->find, v, k, &a)) == DB_NOT_FOUND) {
+		/* The page lies above the newest anchor: among the newest rows. */
+		*up = 1;
+		k = bind_find(platform, l, offset, limit, v);
+		rc = db_query_one(db, q->below, v, k, &a);
+	}
+	if (rc != DB_OK)
+		return rc;
+	*n = db_cell_i64(&a, 0, 0);
+	*seq = db_cell_i64(&a, 0, 1);
+	str_copy(at, 32, db_cell(&a, 0, 2));
+	str_copy(id, 40, db_cell(&a, 0, 3));
+	db_rows_free(&a);
+	if (offset >= *n)
+		return DB_NOT_FOUND;	/* past the end */
+	/* Up from seq to the page's last row, or down from the newest to its first. */
+	if (*up && (*n - offset - limit) - *seq >= offset)
+		return DB_NOT_FOUND;
+	return DB_OK;
+}
+
 int
 db_txn_anchor_page(struct db *db, const char *platform, const struct txn_anchor_list *l,
     int64_t limit, int64_t offset, struct db_rows *r, int *found)
 {
 	const struct anchor_sql *q = &lists[list_of(l)];
-	struct db_rows a;
 	int rc;
 
 	*found = 0;
@@ -175,23 +244,19 @@ db_txn_anchor_page(struct db *db, const char *platform, const struct txn_anchor_
 		struct db_val v[12];
 		int64_t n, seq;
 		char at[32], id[40];
-		size_t k = bind_find(platform, l, offset, v);
+		size_t k;
+		int up;
 
-		/* No anchor at or above it: the page is among the newest rows. */
-		if ((rc = db_query_one(db, q->find, v, k, &a)) != DB_OK)
+		rc = find_anchor(db, platform, l, limit, offset, &n, &seq, at, id, &up);
+		if (rc != DB_OK)
 			return rc == DB_NOT_FOUND ? DB_OK : rc;
-		n = db_cell_i64(&a, 0, 0);
-		if (offset >= n) {
-			db_rows_free(&a);
-			return DB_OK;	/* past the end */
-		}
-		seq = db_cell_i64(&a, 0, 1);
-		str_copy(at, sizeof(at), db_cell(&a, 0, 2));
-		str_copy(id, sizeof(id), db_cell(&a, 0, 3));
-		db_rows_free(&a);
-		/* The anchor is at position seq; the page's first row at n - 1 - offset. */
-		k = bind_page(platform, l, at, id, limit, seq - (n - 1 - offset), v);
-		if ((rc = db_query(db, q->page, v, k, r)) != DB_OK)
+		/*
+		 * The anchor is at position seq; the page's first row at
+		 * n - 1 - offset, its last at n - offset - limit.
+		 */
+		k = bind_page(platform, l, at, id, limit,
+		    up ? (n - offset - limit) - seq : seq - (n - 1 - offset), v);
+		if ((rc = db_query(db, up ? q->up : q->page, v, k, r)) != DB_OK)
 			return rc;
 		/*
 		 * The page's own count is of its own reading: the same n, so
@@ -214,11 +279,14 @@ db_txn_anchor_explain(struct db *db, const char *platform, const struct txn_anch
 {
 	static const char at[] = "2026-01-01 00:00:00.000", id[] = "00000000-0000-4000-8000-000000000000";
 	const struct anchor_sql *q = &lists[list_of(l)];
+	const char *sql[4] = { q->find, q->page, q->below, q->up };
 	struct db_val v[12];
-	size_t k = page ? bind_page(platform, l, at, id, 20, 500, v) :
-	    bind_find(platform, l, 100000, v);
+	size_t k = page % 2 ? bind_page(platform, l, at, id, 20, 500, v) :
+	    bind_find(platform, l, 100000, page ? 20 : 0, v);
 
-	return db_explain(db, page ? q->page : q->find, v, k, out);
+	if (page < 0 || page > 3)
+		return DB_ERR;
+	return db_explain(db, sql[page], v, k, out);
 }
 
 /*

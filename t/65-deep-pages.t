@@ -29,7 +29,9 @@
 #  - rows younger than list_anchor_delay (600 s) are no anchor: 10,000
 #    more rows about a minute old give the platform's lists no anchor past
 #    their old rows, while a platform seeded in the same moment with old
-#    rows gets its own.
+#    rows gets its own; a page among them nearer the newest anchor than the
+#    newest row is walked up from that anchor (one recorded a position low
+#    moves the page by one row).
 # The seeded rows are written with their txn_counts in one transaction;
 # the old ones are past the 30 days the event checks look at, as bench/run
 # seeds; the young ones have no events, so they are recorded as planted
@@ -324,6 +326,16 @@ for T in "${LISTS[@]}"; do
     n=$(count)
     mid=$(((NANCH[${T:-all}] - 1) / 2 * STEP))
     page_is $((n - 1 - mid)) $((n - 1 - mid)) "with young rows above"
+    # A page among the young rows, half a step above the newest anchor and
+    # farther from the newest row: walked up from that anchor, which one
+    # recorded a position too low moves by one row.
+    top=$(((NANCH[${T:-all}] - 1) * STEP))
+    k=$((n - 1 - (top + STEP / 2 + 20)))
+    page_is "$k" "$k" "above the newest anchor ($top), among young rows"
+    sql "UPDATE txn_anchors SET seq = seq - 1 WHERE platform_id = '$P' AND $(akey "$T") AND seq = $top"
+    page_is "$k" $((k - 1)) "its newest anchor one position low: walked up from it"
+    sql "UPDATE txn_anchors SET seq = seq + 1 WHERE platform_id = '$P' AND $(akey "$T") AND seq = $((top - 1))"
+    page_is "$k" "$k" "the newest anchor put back"
 done
 
 unseed "$P" young-seed

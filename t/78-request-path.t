@@ -168,14 +168,14 @@ is "$(grep -c $'\ttoken+page\t<derived' <<<"$out")" 64 "the page read with the t
 is "$(grep $'\ttoken+first\t' <<<"$out" | grep -c $'\tx\t\(ref\|range\)\tix_transactions_')" 64 \
     "the first page read with the token walks the filter's index (the token exists)"
 is "$(grep -E $'\tanchor(\\+type|\\+customer)?\t' <<<"$out" | cut -f2,3 | LC_ALL=C sort -u | tr '\t\n' ': ')" \
-    "anchor:find anchor:page anchor+customer:find anchor+customer:page anchor+type:find anchor+type:page " \
-    "a deep page's look for its anchor and walk from it were explained, unfiltered, by type and by customer"
-is "$(grep $'\tanchor\t' <<<"$out" | grep -c $'\t\(txn_anchors\tr\|transactions\tr\)ange\t\(PRIMARY\|ix_transactions_list\)')" 2 \
-    "the anchor is found on its key, the walk from it on the list's index (ranges)"
-is "$(grep $'\tanchor+type\t' <<<"$out" | grep -c $'\t\(txn_anchors\tr\|transactions\tr\)ange\t\(PRIMARY\|ix_transactions_type\)')" 2 \
-    "by type: the anchor is found on its key, the walk from it on the type's index (ranges)"
-is "$(grep $'\tanchor+customer\t' <<<"$out" | grep -c $'\t\(txn_anchors\tr\|transactions\tr\)ange\t\(PRIMARY\|ix_transactions_customer\)')" 2 \
-    "by customer: the anchor is found on its key, the walk from it on the customer's index (ranges)"
+    "anchor:below anchor:find anchor:page anchor:up anchor+customer:below anchor+customer:find anchor+customer:page anchor+customer:up anchor+type:below anchor+type:find anchor+type:page anchor+type:up " \
+    "a deep page's look for its anchor (above it, or below it) and walk from it (down, or up) were explained, unfiltered, by type and by customer"
+is "$(grep $'\tanchor\t' <<<"$out" | grep -c $'\t\(txn_anchors\tr\|transactions\tr\)ange\t\(PRIMARY\|ix_transactions_list\)')" 4 \
+    "the anchors (above and below) are found on their key, the walks from them on the list's index (ranges)"
+is "$(grep $'\tanchor+type\t' <<<"$out" | grep -c $'\t\(txn_anchors\tr\|transactions\tr\)ange\t\(PRIMARY\|ix_transactions_type\)')" 4 \
+    "by type: the anchors are found on their key, the walks from them on the type's index (ranges)"
+is "$(grep $'\tanchor+customer\t' <<<"$out" | grep -c $'\t\(txn_anchors\tr\|transactions\tr\)ange\t\(PRIMARY\|ix_transactions_customer\)')" 4 \
+    "by customer: the anchors are found on their key, the walks from them on the customer's index (ranges)"
 is "$(grep $'\tdeliveries=' <<<"$out" | cut -f2,3 | sort -u | wc -l)" 64 \
     "every filter combination of GET /webhooks/deliveries was explained, page and count (32 x 2)"
 is "$(grep $'\tdeliveries=' <<<"$out" | grep -vc $'\twebhook_events\t\(ref\|range\)\tix_webhook_events_')" 0 \

@@ -32,7 +32,8 @@ struct txn_anchor_list {
 
 /*
  * The page at offset (newest first) of platform's list l, walked from the
- * nearest anchor at or above it, into r
+ * nearest anchor at or above it (or, above the newest anchor, up from it
+ * when that is shorter than from the newest row), into r
  * with the columns of db_txn_list_sql(mask, 1) (the rows, the total,
  * whether quotes are due), and *found = 1.  *found = 0 (r empty) when no
  * anchor serves: the page lies above the newest anchor or past the end,
@@ -44,8 +45,10 @@ int db_txn_anchor_page(struct db *db, const char *platform, const struct txn_anc
 
 /*
  * EXPLAIN of db_txn_anchor_page()'s statements for platform's list l,
- * with sample values: the look for the anchor (page 0) or the walk from
- * it (page 1).  For xborderctl explain-lists.
+ * with sample values: the look for the anchor at or above the page (page
+ * 0), the walk down from it (1), the look for the anchor below the page
+ * when none is above (2), the walk up from it (3).  For xborderctl
+ * explain-lists.
  */
 int db_txn_anchor_explain(struct db *db, const char *platform, const struct txn_anchor_list *l,
     int page, struct db_rows *out);

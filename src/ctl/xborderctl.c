@@ -685,19 +685,20 @@ cmd_explain_lists(struct db *db, const struct conf *conf, int argc, char **argv)
 			db_rows_free(&r);
 		}
 	/*
-	 * A deep page of the whole list, of a type's and of a customer's: its
-	 * anchor, then the walk from it.
+	 * A deep page of the whole list, of a type's and of a customer's: the
+	 * anchor at or above it and the walk down from it, the anchor below
+	 * it (the page above the newest) and the walk up from it.
 	 */
-	for (int page = 0; page < 6; page++) {
+	for (int page = 0; page < 12; page++) {
 		static const struct txn_anchor_list lists[3] = { { NULL, NULL },
 		    { "OUTGOING", NULL }, { NULL, "00000000-0000-4000-8000-000000000000" } };
 		static const char *const names[3] = { "", "+type", "+customer" };
+		static const char *const steps[4] = { "find", "page", "below", "up" };
 		struct db_rows r;
 
-		if (db_txn_anchor_explain(db, argv[1], &lists[page / 2], page % 2, &r) != DB_OK)
+		if (db_txn_anchor_explain(db, argv[1], &lists[page / 4], page % 4, &r) != DB_OK)
 			die("explain-lists: %s", db_error(db));
-		snprintf(label, sizeof(label), "anchor%s\t%s", names[page / 2],
-		    page % 2 ? "page" : "find");
+		snprintf(label, sizeof(label), "anchor%s\t%s", names[page / 4], steps[page % 4]);
 		bad |= explain_rows(&r, label, 0);
 		db_rows_free(&r);
 	}
