@@ -290,26 +290,48 @@ db_txn_anchor_explain(struct db *db, const char *platform, const struct txn_anch
 }
 
 /*
- * The lists (the whole list of a platform, its list of each type, and of
- * each customer) with step rows or more past their newest anchor (or with
- * step rows and none), those with the most first (16 at most), with that
- * anchor.
+ * The lists (the whole list of a platform and its list of each type) with
+ * step rows or more past their newest anchor (or with step rows and
+ * none), those with the most first (16 at most), with that anchor.
  */
 static const char due_sql[] =
-    "SELECT c.platform_id, c.type, c.customer_id, a.seq, a.created_at, a.id"
-    " FROM (SELECT platform_id, CONVERT('' USING ascii) AS type,"
-    " CONVERT('' USING ascii) AS customer_id, SUM(n) AS n FROM txn_counts"
+    "SELECT c.platform_id, c.type, CONVERT('' USING ascii), a.seq, a.created_at, a.id"
+    " FROM (SELECT platform_id, CONVERT('' USING ascii) AS type, SUM(n) AS n FROM txn_counts"
     " GROUP BY platform_id"
-    " UNION ALL SELECT platform_id, type, '', SUM(n) FROM txn_counts GROUP BY platform_id, type"
-    " UNION ALL SELECT platform_id, '', customer_id, SUM(n) FROM txn_customer_counts"
-    " GROUP BY platform_id, customer_id) c"
-    " LEFT JOIN (SELECT platform_id, type, customer_id, MAX(seq) AS seq FROM txn_anchors"
-    " GROUP BY platform_id, type, customer_id) m ON m.platform_id = c.platform_id"
-    " AND m.type = c.type AND m.customer_id = c.customer_id"
+    " UNION ALL SELECT platform_id, type, SUM(n) FROM txn_counts GROUP BY platform_id, type) c"
+    " LEFT JOIN (SELECT platform_id, type, MAX(seq) AS seq FROM txn_anchors"
+    " WHERE customer_id = '' GROUP BY platform_id, type) m ON m.platform_id = c.platform_id"
+    " AND m.type = c.type"
     " LEFT JOIN txn_anchors a ON a.platform_id = m.platform_id AND a.type = m.type"
-    " AND a.customer_id = m.customer_id AND a.seq = m.seq"
+    " AND a.customer_id = '' AND a.seq = m.seq"
     " WHERE c.n > COALESCE(m.seq, -1) + ?"
     " ORDER BY c.n - COALESCE(m.seq, -1) DESC LIMIT 16";
+
+/*
+ * Customers' lists: a platform may have more customers than a pass should
+ * read, so each pass reads the next CUSTOMER_CHUNK customers of
+ * txn_customer_counts in its key's order after the last one read (cursor,
+ * kept by the process: the worker's; from the start again at the end),
+ * and of those the lists with step rows or more past their newest anchor,
+ * with that anchor.  A customer whose anchors the budget cut short is
+ * read again first the next pass.
+ */
+#define CUSTOMER_CHUNK 2000
+
+static const char customers_due_sql[] =
+    "SELECT c.platform_id, CONVERT('' USING ascii), c.customer_id, a.seq, a.created_at, a.id,"
+    " c.n > COALESCE(a.seq, -1) + ?"
+    " FROM (SELECT platform_id, customer_id, SUM(n) AS n FROM txn_customer_counts"
+    " WHERE platform_id > ? OR (platform_id = ? AND customer_id > ?)"
+    " GROUP BY platform_id, customer_id ORDER BY platform_id, customer_id LIMIT ?) c"
+    " LEFT JOIN txn_anchors a ON a.platform_id = c.platform_id AND a.type = ''"
+    " AND a.customer_id = c.customer_id AND a.seq = (SELECT MAX(seq) FROM txn_anchors m"
+    " WHERE m.platform_id = c.platform_id AND m.type = '' AND m.customer_id = c.customer_id)"
+    " ORDER BY c.platform_id, c.customer_id";
+
+static struct {
+	char	platform[37], customer[37];
+} cursor;
 
 static const char insert_sql[] =
     "INSERT IGNORE INTO txn_anchors (platform_id, type, customer_id, seq, created_at, id)"
@@ -374,6 +396,50 @@ place_after(struct db *db, const char *platform, const struct txn_anchor_list *l
 	return DB_OK;
 }
 
+/* Places the anchors of the due list of row i of r (due_sql's columns). */
+static int
+place_row(struct db *db, const struct db_rows *r, size_t i, int64_t step, int64_t delay,
+    int *budget, int *placed)
+{
+	struct txn_anchor_list l = { db_cell(r, i, 1), db_cell(r, i, 2) };
+
+	return place_after(db, db_cell(r, i, 0), &l,
+	    db_cell(r, i, 3) != NULL ? db_cell_i64(r, i, 3) : -1,
+	    db_cell(r, i, 4), db_cell(r, i, 5), step, delay, budget, placed);
+}
+
+/* The next chunk of customers' lists, from the cursor, within the budget left. */
+static int
+place_customers(struct db *db, int64_t step, int64_t delay, int *budget, int *placed)
+{
+	struct db_val v[] = { DBI(step), DBS(cursor.platform), DBS(cursor.platform),
+	    DBS(cursor.customer), DBI(CUSTOMER_CHUNK) };
+	struct db_rows r;
+	size_t i;
+	int rc;
+
+	if ((rc = db_query(db, customers_due_sql, v, NARGS(v), &r)) != DB_OK)
+		return rc;
+	for (i = 0; i < r.nrows && rc == DB_OK && *budget > 0; i++)
+		if (db_cell_i64(&r, i, 6) != 0)
+			rc = place_row(db, &r, i, step, delay, budget, placed);
+	/*
+	 * The cursor: after the chunk's last customer, or, the budget spent
+	 * on customer i - 1 (which may have more), before that one; from the
+	 * start after the last chunk.
+	 */
+	if (rc == DB_OK && *budget > 0 && r.nrows < CUSTOMER_CHUNK)
+		memset(&cursor, 0, sizeof(cursor));
+	else if (rc == DB_OK && (*budget > 0 || i >= 2)) {
+		size_t last = *budget > 0 ? r.nrows - 1 : i - 2;
+
+		str_copy(cursor.platform, sizeof(cursor.platform), db_cell(&r, last, 0));
+		str_copy(cursor.customer, sizeof(cursor.customer), db_cell(&r, last, 2));
+	}
+	db_rows_free(&r);
+	return rc;
+}
+
 int
 db_txn_anchors_place(struct db *db, int64_t step, int64_t delay, int budget, int *placed)
 {
@@ -386,14 +452,11 @@ db_txn_anchors_place(struct db *db, int64_t step, int64_t delay, int budget, int
 		return DB_OK;
 	if ((rc = db_query(db, due_sql, v, NARGS(v), &r)) != DB_OK)
 		return rc;
-	for (size_t i = 0; i < r.nrows && rc == DB_OK && budget > 0; i++) {
-		struct txn_anchor_list l = { db_cell(&r, i, 1), db_cell(&r, i, 2) };
-
-		rc = place_after(db, db_cell(&r, i, 0), &l,
-		    db_cell(&r, i, 3) != NULL ? db_cell_i64(&r, i, 3) : -1,
-		    db_cell(&r, i, 4), db_cell(&r, i, 5), step, delay, &budget, placed);
-	}
+	for (size_t i = 0; i < r.nrows && rc == DB_OK && budget > 0; i++)
+		rc = place_row(db, &r, i, step, delay, &budget, placed);
 	db_rows_free(&r);
+	if (rc == DB_OK && budget > 0)
+		rc = place_customers(db, step, delay, &budget, placed);
 	return rc;
 }
 
