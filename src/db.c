@@ -20,10 +20,13 @@
 
 #include "xborder/conf.h"
 #include "xborder/db.h"
+#include "xborder/fault.h"
 #include "xborder/stats.h"
 #include "xborder/util.h"
 
-#define STMT_CACHE 256
+#define STMT_CACHE 512
+/* A deferred write's refusal (DB_CONFLICT): an error number SIGNAL may set. */
+#define ER_XB_REFUSED 30001
 
 /*
  * Where a query's columns are fetched to: a buffer per column, sized by
@@ -55,6 +58,34 @@ struct stmt_slot {
 	struct result_binds *rb; /* NULL until its first query */
 };
 
+/*
+ * The writes db_exec_later() queued in a transaction: each statement's
+ * static text, its arguments (strings copied into data, at the offsets in
+ * soff) and the rows it must change (-1: any), and what it is if not.  The next statement sent
+ * carries them (carry()).
+ */
+struct later_stmt {
+	const char	*sql;
+	size_t		 a0, na;
+	int64_t		 expect;
+	int		 conflict;	/* a wrong count is DB_CONFLICT, not DB_ERR */
+};
+
+struct later {
+	struct later_stmt *st;
+	size_t		 n, cap;
+	struct db_val	*args;
+	size_t		*soff;
+	size_t		 nargs, acap;
+	char		*data;
+	size_t		 dlen, dcap;
+	/* the carrying statement's text (when not kept) and arguments */
+	char		*text;
+	size_t		 tcap;
+	struct db_val	*all;
+	size_t		 allcap;
+};
+
 struct db {
 	MYSQL		*my;
 	struct stmt_slot cache[STMT_CACHE];
@@ -68,6 +99,8 @@ struct db {
 	int		 outer_savepoints; /* ...and takes savepoints (see transact_nested) */
 	int		 outer_resavepoint; /* the retry is for savepoints, not a conflict */
 	int		 in_tx;		/* between db_begin and its commit or rollback */
+	int		 tx_sent;	/* ...and its begin has reached the server */
+	struct later	 q;		/* writes queued by db_exec_later() */
 	size_t		 node;		/* 0: the configured node; i: db_nodes[i - 1] */
 	char		 err[256];
 };
@@ -88,6 +121,7 @@ static void (*tx_hook)(int committed);
 static int tx_guard;
 
 static void close_later(struct db *db);
+static void later_free(struct later *q);
 static int64_t process_db_used_ms;
 /* Whether db_handle() has looked for a closed connection since db_work_begin(). */
 static int closed_checked;
@@ -481,6 +515,7 @@ db_close(struct db *db)
 		slot_close(&db->cache[i]);
 	close_later(db);
 	free(db->later);
+	later_free(&db->q);
 	mysql_close(db->my);
 	free(db);
 }
@@ -605,6 +640,8 @@ classify(struct db *db, unsigned no, const char *msg)
 		return DB_RETRY;
 	case ER_DUP_ENTRY:
 		return DB_DUPLICATE;
+	case ER_XB_REFUSED:
+		return DB_CONFLICT;	/* a deferred write's refusal (check_refused) */
 	default:
 		log_msg(LOG_LVL_ERROR, NULL, "database error %s", db->err);
 		return DB_ERR;
@@ -743,6 +780,10 @@ static void
 done_with(struct db *db, MYSQL_STMT *st, int rc)
 {
 	mysql_stmt_free_result(st);
+	/* A compound statement (carry()) ends with a status of its own. */
+	if (rc == DB_OK)
+		while (mysql_stmt_next_result(st) == 0)
+			mysql_stmt_free_result(st);
 	if (rc != DB_OK && !db->broken) {
 		int64_t t0 = tick();
 
@@ -761,14 +802,245 @@ done_with(struct db *db, MYSQL_STMT *st, int rc)
 	}
 }
 
+/*
+ * Deferred writes.  A transaction's write whose answer nobody reads (no
+ * rows; at most a row count fixed in advance) need not wait for the
+ * server by itself: db_exec_later() queues it, and the next statement of
+ * the transaction, or its commit, carries the queue in one compound
+ * statement, "BEGIN NOT ATOMIC w1; w2; ...; next; END", prepared and
+ * cached by its text like any other, with every parameter bound in
+ * order.  The statements run in the order they were issued, in the same
+ * transaction, so a read after a queued write sees it.  A queued write
+ * that fails fails the statement that carried it with its own error, and
+ * the caller rolls the transaction back as it would have had the write
+ * failed alone; so only writes whose failure the caller merely passes on
+ * are deferred (never one whose DB_DUPLICATE it answers).  An expected
+ * row count is checked in the block (IF ROW_COUNT() <> ? THEN SIGNAL).
+ * db_begin() queues its SET autocommit = 0 too: a transaction's first
+ * statement carries its begin.  On a Galera cluster (tx_guard) nothing is
+ * deferred: every statement there goes alone, as before.
+ */
+#define LATER_MAX 32		/* statements queued before one carries them */
+#define LATER_ARGS_MAX 4096	/* ... or their parameters */
+#define BLOCKS_MAX 256		/* carrying statements' texts kept for the process */
+
+static const char begin_sql[] = "SET autocommit = 0";
+static const char commit_sql[] = "SET autocommit = 1";
+static const char flush_sql[] = "DO 0";
+static const char check_rows[] = " IF ROW_COUNT() <> ? THEN SIGNAL SQLSTATE '45000'"
+    " SET MESSAGE_TEXT = 'xborder: a deferred write changed an unexpected number of rows';"
+    " END IF;";
+static const char check_refused[] = " IF ROW_COUNT() <> ? THEN SIGNAL SQLSTATE '45000'"
+    " SET MYSQL_ERRNO = 30001, MESSAGE_TEXT = 'xborder: a deferred write was refused';"
+    " END IF;";
+
+static void
+later_clear(struct db *db)
+{
+	db->q.n = db->q.nargs = db->q.dlen = 0;
+}
+
+static void
+later_free(struct later *q)
+{
+	free(q->st);
+	free(q->args);
+	free(q->soff);
+	free(q->data);
+	free(q->text);
+	free(q->all);
+}
+
+static void
+later_add(struct db *db, const char *sql, const struct db_val *args, size_t nargs,
+    int64_t expect, int conflict)
+{
+	struct later *q = &db->q;
+
+	if (q->n == q->cap) {
+		q->cap = q->cap ? 2 * q->cap : 16;
+		q->st = xrealloc(q->st, q->cap * sizeof(*q->st));
+	}
+	if (q->nargs + nargs > q->acap) {
+		while (q->nargs + nargs > q->acap)
+			q->acap = q->acap ? 2 * q->acap : 64;
+		q->args = xrealloc(q->args, q->acap * sizeof(*q->args));
+		q->soff = xrealloc(q->soff, q->acap * sizeof(*q->soff));
+	}
+	q->st[q->n++] = (struct later_stmt){ sql, q->nargs, nargs, expect, conflict };
+	for (size_t i = 0; i < nargs; i++) {
+		struct db_val v = args[i];
+		size_t off = SIZE_MAX;
+
+		if (v.t == DBV_STR) {
+			if (q->dlen + v.len + 1 > q->dcap) {
+				while (q->dlen + v.len + 1 > q->dcap)
+					q->dcap = q->dcap ? 2 * q->dcap : 1024;
+				q->data = xrealloc(q->data, q->dcap);
+			}
+			if (v.len > 0)
+				memcpy(q->data + q->dlen, v.s, v.len);
+			off = q->dlen;
+			q->dlen += v.len;
+			v.s = NULL;	/* data may move: resolved by carry() */
+		}
+		q->args[q->nargs] = v;
+		q->soff[q->nargs++] = off;
+	}
+}
+
+static void
+text_add(struct later *q, size_t *len, const char *s)
+{
+	size_t n = strlen(s);
+
+	if (*len + n + 1 > q->tcap) {
+		q->tcap = 2 * (*len + n + 1);
+		q->text = xrealloc(q->text, q->tcap);
+	}
+	memcpy(q->text + *len, s, n + 1);
+	*len += n;
+}
+
+/*
+ * The process's copy of a carrying statement's text, so that the
+ * statement cache finds it by address; NULL when BLOCKS_MAX are kept.
+ */
+static const char *
+block_kept(const char *text, size_t len)
+{
+	static struct {
+		uint64_t	 h;
+		char		*text;
+	} kept[BLOCKS_MAX];
+	static size_t n;
+	uint64_t h = 1469598103934665603u;	/* FNV-1a */
+
+	for (size_t i = 0; i < len; i++)
+		h = (h ^ (unsigned char)text[i]) * 1099511628211u;
+	for (size_t i = 0; i < n; i++)
+		if (kept[i].h == h && strcmp(kept[i].text, text) == 0)
+			return kept[i].text;
+	if (n == BLOCKS_MAX)
+		return NULL;
+	kept[n].h = h;
+	kept[n].text = xstrdup(text);
+	return kept[n++].text;
+}
+
+/*
+ * The statement that runs the queued writes, then sql (then SELECT
+ * ROW_COUNT(), sql's own count, when rows is set), with every parameter
+ * in *args and *nargs.  *keep says whether its text is kept for the
+ * process; if not it is the connection's scratch text, good until the
+ * next carry.  Empties the queue.
+ */
+static const char *
+carry(struct db *db, const char *sql, const struct db_val **args, size_t *nargs, int rows,
+    int *keep)
+{
+	struct later *q = &db->q;
+	size_t len = 0, n = q->nargs + *nargs, k = 0;
+	const char *kept;
+
+	for (size_t i = 0; i < q->n; i++)
+		n += q->st[i].expect >= 0;
+	if (n > q->allcap) {
+		q->allcap = n;
+		q->all = xrealloc(q->all, n * sizeof(*q->all));
+	}
+	text_add(q, &len, "BEGIN NOT ATOMIC ");
+	for (size_t i = 0; i < q->n; i++) {
+		const struct later_stmt *t = &q->st[i];
+
+		text_add(q, &len, t->sql);
+		text_add(q, &len, ";");
+		for (size_t j = t->a0; j < t->a0 + t->na; j++) {
+			q->all[k] = q->args[j];
+			if (q->all[k].t == DBV_STR)
+				q->all[k].s = q->data + q->soff[j];
+			k++;
+		}
+		if (t->expect >= 0) {
+			text_add(q, &len, t->conflict ? check_refused : check_rows);
+			q->all[k++] = DBI(t->expect);
+		}
+		text_add(q, &len, " ");
+	}
+	text_add(q, &len, sql);
+	text_add(q, &len, rows ? "; SELECT ROW_COUNT(); END" : "; END");
+	for (size_t j = 0; j < *nargs; j++)
+		q->all[k++] = (*args)[j];
+	later_clear(db);
+	*args = q->all;
+	*nargs = k;
+	db->tx_sent = 1;
+	kept = block_kept(q->text, len);
+	*keep = kept != NULL;
+	return kept != NULL ? kept : q->text;
+}
+
+static int exec_text(struct db *db, const char *sql, int keep, const struct db_val *args,
+    size_t nargs, uint64_t *affected);
+static int query(struct db *db, const char *sql, int keep, const struct db_val *args,
+    size_t nargs, struct db_rows *out);
+
+/* db_exec() of sql carrying the queued writes. */
+static int
+exec_carried(struct db *db, const char *sql, const struct db_val *args, size_t nargs,
+    uint64_t *affected)
+{
+	struct db_rows r;
+	int keep, rc;
+
+	sql = carry(db, sql, &args, &nargs, affected != NULL, &keep);
+	if (affected == NULL)
+		return exec_text(db, sql, keep, args, nargs, NULL);
+	if ((rc = query(db, sql, keep, args, nargs, &r)) == DB_OK) {
+		*affected = r.nrows == 1 && db_cell(&r, 0, 0) != NULL ?
+		    strtoull(db_cell(&r, 0, 0), NULL, 10) : 0;
+		db_rows_free(&r);
+	}
+	return rc;
+}
+
 int
-db_exec(struct db *db, const char *sql, const struct db_val *args,
+db_exec_later(struct db *db, const char *sql, const struct db_val *args, size_t nargs,
+    int64_t expect, int otherwise)
+{
+	int conflict = otherwise == DB_CONFLICT;
+	uint64_t n = 0;
+	int rc;
+
+	if (fault_point("break-deferred-write"))
+		expect = INT64_MAX;	/* no statement changes that many rows */
+	if (db->in_tx && !tx_guard) {
+		if (db->q.n >= LATER_MAX || db->q.nargs + nargs > LATER_ARGS_MAX)
+			if ((rc = exec_carried(db, flush_sql, NULL, 0, NULL)) != DB_OK)
+				return rc;
+		later_add(db, sql, args, nargs, expect, conflict);
+		return DB_OK;
+	}
+	rc = db_exec(db, sql, args, nargs, expect >= 0 ? &n : NULL);
+	if (rc == DB_OK && expect >= 0 && n != (uint64_t)expect) {
+		if (conflict)
+			return DB_CONFLICT;
+		snprintf(db->err, sizeof(db->err), "a write changed %llu rows, not %lld",
+		    (unsigned long long)n, (long long)expect);
+		log_msg(LOG_LVL_ERROR, NULL, "database error %s", db->err);
+		return DB_ERR;
+	}
+	return rc;
+}
+
+static int
+exec_text(struct db *db, const char *sql, int keep, const struct db_val *args,
     size_t nargs, uint64_t *affected)
 {
 	struct stmt_slot *s;
 	int rc = DB_ERR;
 
-	if ((s = prepare(db, sql, 1, &rc)) == NULL)
+	if ((s = prepare(db, sql, keep, &rc)) == NULL)
 		return rc;
 	rc = run(db, s->stmt, args, nargs);
 	if (rc == DB_OK && affected != NULL)
@@ -776,6 +1048,15 @@ db_exec(struct db *db, const char *sql, const struct db_val *args,
 	done_with(db, s->stmt, rc);
 	unprepare(db, s);
 	return rc;
+}
+
+int
+db_exec(struct db *db, const char *sql, const struct db_val *args,
+    size_t nargs, uint64_t *affected)
+{
+	if (db->q.n > 0)
+		return exec_carried(db, sql, args, nargs, affected);
+	return exec_text(db, sql, 1, args, nargs, affected);
 }
 
 int
@@ -804,9 +1085,6 @@ db_exec_changed(struct db *db, const char *sql, const struct db_val *args,
 	*changed = rc == DB_OK && n > 0;
 	return rc;
 }
-
-static int query(struct db *db, const char *sql, int keep, const struct db_val *args,
-    size_t nargs, struct db_rows *out);
 
 int
 db_query(struct db *db, const char *sql, const struct db_val *args,
@@ -983,6 +1261,8 @@ query(struct db *db, const char *sql, int keep, const struct db_val *args,
 	int64_t t0;
 
 	memset(out, 0, sizeof(*out));
+	if (db->q.n > 0)
+		sql = carry(db, sql, &args, &nargs, 0, &keep);
 	if ((s = prepare(db, sql, keep, &rc)) == NULL)
 		return rc;
 	if ((rc = run(db, s->stmt, args, nargs)) != DB_OK)
@@ -1054,6 +1334,8 @@ db_exec_once(struct db *db, const char *sql)
 	struct stmt_slot *s;
 	int rc = DB_ERR;
 
+	if (db->q.n > 0 && (rc = exec_carried(db, flush_sql, NULL, 0, NULL)) != DB_OK)
+		return rc;
 	if ((s = prepare(db, sql, 0, &rc)) == NULL)
 		return rc;
 	rc = run(db, s->stmt, NULL, 0);
@@ -1117,43 +1399,50 @@ static void
 tx_end(struct db *db, int committed)
 {
 	db->in_tx = 0;
+	db->tx_sent = 0;
+	later_clear(db);
 	close_later(db);
 	if (tx_hook != NULL)
 		tx_hook(committed);
 }
 
 /*
- * A transaction is two round trips: SET autocommit = 0, then SET
+ * A transaction opens with SET autocommit = 0 and ends with SET
  * autocommit = 1, which commits what is open (documented MariaDB and
  * MySQL behaviour) and reports a failure to commit as its own error.
  * Outside a transaction the session is in autocommit mode.  Switching
  * autocommit off (rather than START TRANSACTION) means that after a
  * deadlock, which rolls the transaction back, any further statement of the
  * caller still runs in a transaction that the caller's rollback undoes
- * instead of committing on its own.
+ * instead of committing on its own.  Both go with other statements where
+ * they can (see "Deferred writes"): the begin with the transaction's first
+ * statement, the commit with the writes still queued.
  */
 int
 db_begin(struct db *db)
 {
-	int64_t t0 = tick();
-	int failed;
+	static const char guard[] = "SAVEPOINT xb_guard";
+	int64_t t0;
+	int rc, failed;
 
-	count(1);
 	if (tx_hook != NULL)
 		tx_hook(0);
+	if (!tx_guard) {
+		db->in_tx = 1;
+		later_add(db, begin_sql, NULL, 0, -1, 0);
+		return DB_OK;
+	}
+	t0 = tick();
+	count(1);
 	failed = mysql_autocommit(db->my, 0) != 0;
 	tock(t0);
 	if (failed)
 		return classify(db, mysql_errno(db->my), mysql_error(db->my));
 	db->in_tx = 1;
-	if (tx_guard) {
-		static const char guard[] = "SAVEPOINT xb_guard";
-		int rc;
-
-		if ((rc = db_exec(db, guard, NULL, 0, NULL)) != DB_OK) {
-			db_rollback(db);
-			return rc;
-		}
+	db->tx_sent = 1;
+	if ((rc = db_exec(db, guard, NULL, 0, NULL)) != DB_OK) {
+		db_rollback(db);
+		return rc;
 	}
 	return DB_OK;
 }
@@ -1166,6 +1455,19 @@ db_commit(struct db *db)
 	int rc, failed;
 
 	if (tx_guard && (rc = db_exec(db, release, NULL, 0, NULL)) != DB_OK) {
+		db_rollback(db);
+		return rc;
+	}
+	if (!db->tx_sent && db->q.n == 1) {
+		/* Nothing but the begin: nothing to send. */
+		tx_end(db, 1);
+		return DB_OK;
+	}
+	if (db->q.n > 0) {
+		if ((rc = exec_carried(db, commit_sql, NULL, 0, NULL)) == DB_OK) {
+			tx_end(db, 1);
+			return DB_OK;
+		}
 		db_rollback(db);
 		return rc;
 	}
@@ -1185,12 +1487,15 @@ db_commit(struct db *db)
 void
 db_rollback(struct db *db)
 {
-	int64_t t0 = tick();
+	int64_t t0;
 
-	count(2);
-	mysql_rollback(db->my);
-	mysql_autocommit(db->my, 1);
-	tock(t0);
+	if (db->tx_sent) {	/* else nothing reached the server */
+		t0 = tick();
+		count(2);
+		mysql_rollback(db->my);
+		mysql_autocommit(db->my, 1);
+		tock(t0);
+	}
 	tx_end(db, 0);
 }
 

@@ -264,12 +264,8 @@ db_idem_finish(struct db *db, const char *platform, const char *key, const char 
 	    " response_body = ?, claim_id = NULL, lease_until = NULL"
 	    " WHERE platform_id = ? AND idem_key = ? AND claim_id = ?";
 	struct db_val a[] = { DBI(status), DBS(body), DBS(platform), DBS(key), DBS(claim) };
-	uint64_t n = 0;
-	int rc;
 
-	if ((rc = db_exec(db, sql, a, NARGS(a), &n)) != DB_OK)
-		return rc;
-	return n == 1 ? DB_OK : DB_CONFLICT;
+	return db_exec_later(db, sql, a, NARGS(a), 1, DB_CONFLICT);
 }
 
 int

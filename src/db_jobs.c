@@ -25,7 +25,7 @@ db_job_add(struct db *db, const char *kind, const char *ref_id, const char *plat
 	    " UTC_TIMESTAMP(3))";
 	struct db_val a[] = { DBS(kind), DBS(ref_id), DBS(platform), DBI(delay_ms) };
 
-	return db_exec(db, sql, a, NARGS(a), NULL);
+	return db_exec_later(db, sql, a, NARGS(a), 1, DB_ERR);
 }
 
 struct job_args {

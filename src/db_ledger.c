@@ -165,7 +165,7 @@ update_balances(struct db *db, const struct posting_set *s, const size_t *order,
 		return DB_OK;
 	for (size_t k = 0; k < m; k++)
 		v[2 * m + k] = v[2 * k];
-	return db_exec(db, apply_sql(SQL_UPDATE, m), v, 3 * m, NULL);
+	return db_exec_later(db, apply_sql(SQL_UPDATE, m), v, 3 * m, (int64_t)m, DB_ERR);
 }
 
 /*
@@ -195,7 +195,7 @@ write_entries(struct db *db, const char *memo, const struct ledger_entry *e, siz
 		v[7 * i + 5] = DBI(e[i].amount);
 		v[7 * i + 6] = DBS(memo);
 	}
-	return db_exec(db, apply_sql(SQL_ENTRIES, ne), v, 7 * ne, NULL);
+	return db_exec_later(db, apply_sql(SQL_ENTRIES, ne), v, 7 * ne, (int64_t)ne, DB_ERR);
 }
 
 /*

@@ -375,7 +375,7 @@ count_customers(struct db *db, const struct txn *ts, size_t n, int64_t shard)
 		made[rows] = db_sql_list("INSERT INTO txn_customer_counts (platform_id, customer_id,"
 		    " shard, n) VALUES ", "(?, ?, ?, ?)", ", ", rows,
 		    " ON DUPLICATE KEY UPDATE n = n + VALUES(n)");
-	return db_exec(db, made[rows], a, 4 * rows, NULL);
+	return db_exec_later(db, made[rows], a, 4 * rows, -1, DB_ERR);
 }
 
 /*
@@ -427,7 +427,7 @@ db_txn_count(struct db *db, const struct txn *ts, size_t n, const char *old_stat
 		made[m] = db_sql_list("INSERT INTO txn_counts (platform_id, status, type, shard, n,"
 		    " changes) VALUES ", "(?, ?, ?, ?, ?, 1)", ", ", m,
 		    " ON DUPLICATE KEY UPDATE n = n + VALUES(n), changes = changes + 1");
-	if ((rc = db_exec(db, made[m], a, 5 * m, NULL)) != DB_OK)
+	if ((rc = db_exec_later(db, made[m], a, 5 * m, -1, DB_ERR)) != DB_OK)
 		return rc;
 	/* New transactions: their customers' counts too. */
 	return old_status == NULL ? count_customers(db, ts, n, shard) : DB_OK;

@@ -82,8 +82,6 @@ db_wh_events_add(struct db *db, const struct wh_new_event *ev, size_t n)
 	 */
 	static char *made[TXN_BATCH_MAX + 1];
 	struct db_val a[7 * TXN_BATCH_MAX];
-	uint64_t added = 0;
-	int rc;
 
 	if (n == 0 || n > TXN_BATCH_MAX)
 		return DB_ERR;
@@ -104,8 +102,7 @@ db_wh_events_add(struct db *db, const struct wh_new_event *ev, size_t n)
 		a[7 * i + 5] = DBS(ev[i].platform_id);
 		a[7 * i + 6] = DBS(ev[i].platform_id);
 	}
-	rc = db_exec(db, made[n], a, 7 * n, &added);
-	return rc == DB_OK && added != n ? DB_ERR : rc;
+	return db_exec_later(db, made[n], a, 7 * n, (int64_t)n, DB_ERR);
 }
 
 /*

@@ -177,9 +177,10 @@ key_in_use(struct req *req)
 /*
  * The end of an attempt whose handler answered below 500: records the
  * answer under claim (db_idem_finish, which checks the claim is still
- * ours) and commits.  Returns 1 when the attempt must run again (a
- * deadlock or certification conflict), else 0 with the request answered
- * (409 when the claim was taken over; *forget when nothing was kept).
+ * ours when it goes to the server, with the commit) and commits.  Returns
+ * 1 when the attempt must run again (a deadlock or certification
+ * conflict), else 0 with the request answered (409 when the claim was
+ * taken over; *forget when nothing was kept).
  */
 static int
 record_and_commit(struct req *req, struct db *db, const char *claim, int *forget)
@@ -205,6 +206,11 @@ record_and_commit(struct req *req, struct db *db, const char *claim, int *forget
 	fault_point("kill-before-commit");
 	if ((rc = db_outer_commit(db)) == DB_RETRY)
 		return 1;
+	if (rc == DB_CONFLICT) {
+		/* The claim was taken over: nothing was committed. */
+		key_in_use(req);
+		return 0;
+	}
 	if (rc != DB_OK) {
 		/* Committed or not, nobody knows: the claim's lease decides. */
 		req_db_fail(req, rc);

@@ -15,7 +15,12 @@
 #    first pauses; the first rolls back and answers 409;
 #  - pause-delete-customer: DELETE /customers pauses between its balance
 #    check and its count of open transactions while a transfer-in settles:
-#    the delete is refused (409) and the money lands on a live customer.
+#    the delete is refused (409) and the money lands on a live customer;
+#  - break-deferred-write: every write queued to go with the transaction's
+#    next statement (db_exec_later) fails its row-count check: the
+#    statement carrying them fails, the whole transaction rolls back (no
+#    balance moved, no transaction, no count), the answer is a 500, and
+#    the key is free for a retry.
 . "$(dirname "${BASH_SOURCE[0]}")/lib/api.sh"
 . "$(dirname "${BASH_SOURCE[0]}")/lib/money.sh"
 
@@ -143,6 +148,45 @@ is "$BAL" "$bal0" "overtaken: nothing moved"
 tx_count "$C"
 is "$TXN" "$n1" "overtaken: no transaction was made"
 is "$(sql "SELECT state FROM idempotency_keys WHERE idem_key = '$key'")" RUNNING "overtaken: the key is still the new owner's"
+
+# --- a deferred write fails: nothing of the transaction lands ------------------------
+# A payout's ledger, counts, event and job go to the server with the
+# transaction's later statements (db_exec_later); made to fail there, the
+# payout must vanish whole.
+mk_customer t74d
+W=$CUST
+int_account "$W" USD
+W_INT=$INT
+mk_ext "$W" 000747474009
+W_EXT=$EXT
+fund "$W_INT" 50000
+tx_count "$W"
+w0=$TXN
+wrows() { sql "SELECT COUNT(*) FROM transactions WHERE customer_id = '$W'"; }
+r0=$(wrows)
+body=$(xfer_body "$W_INT" "$W_EXT" 1500)
+for how in keyed plain; do
+    if [[ $how == keyed ]]; then
+        faulted break-deferred-write "$RUN-deferred" "$body"
+    else
+        api --nocheck POST /transfer-out "$body" -H "X-Xborder-Fault: break-deferred-write"
+    fi
+    is_error 500 INTERNAL_ERROR "break-deferred-write ($how): 500 in the error envelope"
+    balance_of "$W_INT"
+    is "$BAL" 50000 "break-deferred-write ($how): no money moved"
+    is "$(wrows)" "$r0" "break-deferred-write ($how): no transaction row"
+    tx_count "$W"
+    is "$TXN" "$w0" "break-deferred-write ($how): the customer's count did not move"
+done
+api POST /transfer-out "$body" -H "Idempotency-Key: $RUN-deferred"
+is_status 201 "break-deferred-write, retried with the same key: the request runs (201)"
+isnt "$(header Idempotent-Replayed)" true "break-deferred-write, retried: a first answer, not a replay"
+balance_of "$W_INT"
+is "$BAL" 48500 "break-deferred-write, retried: the amount moved once"
+tx_count "$W"
+is "$TXN" $((w0 + 1)) "break-deferred-write, retried: one transaction, counted"
+ok "$(grep -c 'deferred write changed an unexpected number of rows' "$FCGI_LOG")" \
+    "the failed deferred write is logged"
 
 # --- a deletion racing a settlement ---------------------------------------------------
 # The customer holds nothing and has one transfer-in, settling ~0.3 s after

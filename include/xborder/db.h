@@ -110,6 +110,19 @@ int db_exec(struct db *db, const char *sql, const struct db_val *args,
     size_t nargs, uint64_t *affected);
 
 /*
+ * Inside a transaction, queues a write whose answer the caller does not
+ * read, to be sent with the transaction's next statement or its commit in
+ * one round trip (db.c, "Deferred writes"); outside one, runs it at once.
+ * expect >= 0: the write must change exactly that many rows, else the
+ * statement that carries it (or this call) fails with otherwise (DB_ERR,
+ * or DB_CONFLICT for a refusal the caller answers).  A queued write's
+ * failure is that statement's failure, so only writes whose failure the
+ * caller would merely pass on, or expects at its commit, may be deferred.
+ */
+int db_exec_later(struct db *db, const char *sql, const struct db_val *args,
+    size_t nargs, int64_t expect, int otherwise);
+
+/*
  * Runs sql, a locking read of one row by (platform, id) whose first column
  * says whether the row is deleted (e.g. "SELECT deleted_at IS NOT NULL
  * FROM t WHERE platform_id = ? AND id = ? FOR UPDATE"): DB_OK (live),

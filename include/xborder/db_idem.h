@@ -35,9 +35,11 @@ int db_idem_begin(struct db *db, const char *platform, const char *key, const ch
 
 /*
  * Inside the request's transaction, as its last statement: stores the
- * response to replay (DONE) if claim still holds the key.  DB_OK,
- * DB_CONFLICT when another attempt took it over (the caller rolls back),
- * or a failure.
+ * response to replay (DONE) if claim still holds the key.  The write goes
+ * with the commit (db_exec_later), which then fails with DB_CONFLICT when
+ * another attempt took the key over (the transaction is rolled back);
+ * this call returns DB_OK or a failure.  Outside a transaction it runs at
+ * once and returns DB_CONFLICT itself.
  */
 int db_idem_finish(struct db *db, const char *platform, const char *key, const char *claim,
     int status, const char *body);
