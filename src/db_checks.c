@@ -40,7 +40,9 @@
  * sums and platform-sums then hold each new posting to zero per platform
  * and currency (which their whole-database forms follow from), and
  * balances holds each account touched to its balance at the last run plus
- * its entries since (account_checkpoints).  A run covers the entries and
+ * its entries since (account_checkpoints), and counts each platform's
+ * counts to the checkpoint of its transactions' counts moved by the
+ * events since (count_checkpoints, db_checks_counts.c).  A run covers the entries and
  * events that existed when a run at least `lag` seconds older started
  * (invariant_lag, more than the lock wait timeout), so that a transaction
  * that took an id but had not committed yet is not passed over.
@@ -49,10 +51,12 @@
 
 #include <inttypes.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "xborder/db.h"
 #include "xborder/db_checks.h"
+#include "xborder/db_checks_counts.h"
 #include "xborder/db_txn_anchors.h"
 #include "xborder/fault.h"
 #include "xborder/ledger.h"
@@ -73,6 +77,7 @@ struct scope {
 	int	 catching_up;		/* skips the checks of whole platforms */
 	int64_t	 e_from, e_to;		/* ledger entries (e_from, e_to] */
 	int64_t	 v_from, v_to;		/* webhook events, by seq (v_from, v_to] */
+	int64_t	 v_seen;		/* the newest event when the run started */
 	char	 since[24];		/* idempotency records expiring after ... */
 	char	 until[24];		/* ... and up to (a recent run) */
 };
@@ -101,7 +106,6 @@ enum bind { B_NONE, B_ENTRIES, B_EVENTS, B_BOTH, B_SINCE };
 	" WHERE id > ? AND id <= ? AND transaction_id IS NOT NULL" \
 	" UNION SELECT transaction_id FROM webhook_events WHERE seq > ? AND seq <= ?) n"
 #define NEW_EVENT_TXNS "SELECT transaction_id FROM webhook_events WHERE seq > ? AND seq <= ?"
-#define NEW_PLATFORMS "SELECT platform_id FROM webhook_events WHERE seq > ? AND seq <= ?"
 
 /* The scope's values a query binds (at most 5), before its own. */
 static size_t
@@ -201,45 +205,57 @@ run_queries(struct run *x, const struct query *q, size_t nq, const struct db_val
  * A recent run's balances: each account the new entries touched holds its
  * balance at its checkpoint plus its entries since, and its checkpoint
  * moves to the run's last entry (an account without one gets its first).
+ * The entries are summed an account at a time, from bounds bound as
+ * values: a busy account's entries since its checkpoint are a range of
+ * (account_id, id), where a bound read from another table would make
+ * MariaDB read every entry of the account.
  */
 static int
 recent_balances(struct run *x)
 {
 	static const char sql[] =
-	    "SELECT a.id, CAST(a.balance AS CHAR), c.entry_id, CAST(c.balance AS CHAR),"
-	    " CAST((SELECT IFNULL(SUM(e.amount), 0) FROM ledger_entries e"
-	    "  WHERE e.account_id = a.id AND e.id > IFNULL(c.entry_id, ?)) AS CHAR),"
-	    " CAST((SELECT IFNULL(SUM(e.amount), 0) FROM ledger_entries e"
-	    "  WHERE e.account_id = a.id AND e.id > ?) AS CHAR)"
+	    "SELECT a.id, CAST(a.balance AS CHAR), c.entry_id, CAST(c.balance AS CHAR)"
 	    " FROM internal_accounts a LEFT JOIN account_checkpoints c ON c.account_id = a.id"
 	    " WHERE a.id IN (" NEW_ACCOUNTS ")";
+	/* Its entries after the checkpoint, and after the run's last entry. */
+	static const char since[] =
+	    "SELECT CAST(IFNULL(SUM(IF(id > ?, amount, 0)), 0) AS CHAR),"
+	    " CAST(IFNULL(SUM(IF(id > ?, amount, 0)), 0) AS CHAR)"
+	    " FROM ledger_entries WHERE account_id = ? AND id > ?";
 	static const char save[] =
 	    "INSERT INTO account_checkpoints (account_id, entry_id, balance) VALUES (?, ?, ?)"
 	    " ON DUPLICATE KEY UPDATE entry_id = VALUES(entry_id), balance = VALUES(balance)";
-	struct db_val a[] = { DBI(x->s->e_to), DBI(x->s->e_to), DBI(x->s->e_from),
-		DBI(x->s->e_to) };
-	struct db_rows r;
+	struct db_val a[] = { DBI(x->s->e_from), DBI(x->s->e_to) };
+	struct db_rows r, e;
 	char detail[160];
 	int rc;
 
-	if ((rc = db_query(x->db, sql, a, 4, &r)) != DB_OK)
+	if ((rc = db_query(x->db, sql, a, 2, &r)) != DB_OK)
 		return rc;
 	for (size_t i = 0; i < r.nrows && rc == DB_OK; i++) {
+		const char *ckpt = db_cell(&r, i, 2);
+		/* No checkpoint: from the run's last entry (its first). */
+		int64_t from = ckpt != NULL ? db_cell_i64(&r, i, 2) : x->s->e_to;
 		__int128 balance = db_cell_i64(&r, i, 1), want;
+		struct db_val b[] = { DBI(from), DBI(x->s->e_to), DBS(db_cell(&r, i, 0)),
+			DBI(from < x->s->e_to ? from : x->s->e_to) };
 		struct db_val v[3];
 
-		if (db_cell(&r, i, 2) != NULL) {
-			want = (__int128)db_cell_i64(&r, i, 3) + db_cell_i64(&r, i, 4);
+		if ((rc = db_query(x->db, since, b, NARGS(b), &e)) != DB_OK)
+			break;
+		if (ckpt != NULL) {
+			want = (__int128)db_cell_i64(&r, i, 3) + db_cell_i64(&e, 0, 0);
 			if (balance != want) {
 				snprintf(detail, sizeof(detail), "balance %s, but %s at entry %s"
 				    " and %s since", db_cell(&r, i, 1), db_cell(&r, i, 3),
-				    db_cell(&r, i, 2), db_cell(&r, i, 4));
+				    ckpt, db_cell(&e, 0, 0));
 				problem(x, "account", db_cell(&r, i, 0), detail);
 			}
 		}
 		v[0] = DBS(db_cell(&r, i, 0));
 		v[1] = DBI(x->s->e_to);
-		v[2] = DBI((int64_t)(balance - db_cell_i64(&r, i, 5)));
+		v[2] = DBI((int64_t)(balance - db_cell_i64(&e, 0, 1)));
+		db_rows_free(&e);
 		rc = db_exec(x->db, save, v, 3, NULL);
 	}
 	db_rows_free(&r);
@@ -327,7 +343,7 @@ check_currency(struct run *x)
 
 /*
  * txn_counts, which totalCount reads, against the transactions (a recent
- * run: of the platforms whose transactions moved).
+ * run: of the platforms db_counts_recent names, one at a time).
  */
 #define COUNTS(where) \
 	"SELECT x.platform_id, x.status, x.type, CAST(SUM(x.c) AS CHAR)," \
@@ -341,11 +357,8 @@ check_currency(struct run *x)
 
 /*
  * txn_customer_counts (schema/025), which a customer's list's totalCount
- * reads, against the customer's transactions (a recent run: of the
- * customers whose transactions moved, on their index).
+ * reads, against the customer's transactions.
  */
-#define NEW_CUSTOMERS "SELECT c.customer_id FROM (SELECT DISTINCT customer_id FROM transactions" \
-	" WHERE id IN (" NEW_EVENT_TXNS ") AND customer_id IS NOT NULL) c"
 #define CUSTOMER_COUNTS(and) \
 	"SELECT x.platform_id, x.customer_id, CAST(SUM(x.c) AS CHAR)," \
 	" CAST(SUM(x.n) AS CHAR) FROM (" \
@@ -356,23 +369,42 @@ check_currency(struct run *x)
 	"  WHERE TRUE" and " GROUP BY platform_id, customer_id) x" \
 	" GROUP BY x.platform_id, x.customer_id HAVING SUM(x.c) <> SUM(x.n)"
 
+/*
+ * A recent run compares the counts with their checkpoints only when at
+ * most this many events came after its range (the comparison reads what
+ * they changed); a run further behind moves the checkpoints only.
+ */
+#define COUNTS_AHEAD_MAX 20000
+
 static int
 check_counts(struct run *x)
 {
 	static const struct query q[] = { {
-	    COUNTS(""), COUNTS("WHERE platform_id IN (" NEW_PLATFORMS ")"), B_EVENTS,
+	    COUNTS(""), COUNTS("WHERE platform_id = ?"), B_NONE,
 	    "count", 0, "%2 %1: %3 transactions, counted %4" }, {
-	    CUSTOMER_COUNTS(""), CUSTOMER_COUNTS(" AND customer_id IN (" NEW_CUSTOMERS ")"),
-	    B_EVENTS, "customer", 1, "platform %0: %2 transactions, counted %3" } };
-	struct db_val v[2];
+	    CUSTOMER_COUNTS(""), CUSTOMER_COUNTS(" AND platform_id = ?"),
+	    B_NONE, "customer", 1, "platform %0: %2 transactions, counted %3" } };
+	const struct scope *s = x->s;
+	struct count_recount *whole;
+	size_t n;
+	int rc;
 
-	/* The recent forms name the platforms (or customers) twice. */
-	if (x->s->recent) {
-		v[0] = DBI(x->s->v_from);
-		v[1] = DBI(x->s->v_to);
-		return run_queries(x, q, 2, v, 2);
+	if (!s->recent)
+		return QUERIES(x, q);
+	/* The platforms whose checkpoint did not agree: counted, as ledger-check does. */
+	if ((rc = db_counts_recent(x->db, s->v_from, s->v_to,
+	    !s->catching_up && s->v_seen - s->v_to <= COUNTS_AHEAD_MAX, &whole, &n)) != DB_OK)
+		return rc;
+	for (size_t i = 0; i < n && rc == DB_OK; i++) {
+		/* Each form names the platform twice. */
+		struct db_val p[] = { DBS(whole[i].platform), DBS(whole[i].platform) };
+
+		if ((rc = run_queries(x, q, 2, p, 2)) == DB_OK && whole[i].rebase)
+			rc = db_counts_rebase(x->db, whole[i].platform, s->v_to);
 	}
-	return QUERIES(x, q);
+	x->examined = (long)n;
+	free(whole);
+	return rc;
 }
 
 /* The copy of a quote's expiry on its transaction (schema/010). */
@@ -431,7 +463,7 @@ check_in_transit(struct run *x)
  * fr when it receives too), on another receiving platform's fr; nothing
  * once failed or returned, or before execution.
  */
-#define QUOTE_FEES(where) \
+#define QUOTE_FEES(from) \
 	"SELECT v.id, v.gs, v.gr, v.ws, v.wr FROM (" \
 	" SELECT t.id," \
 	"  CAST((SELECT IFNULL(SUM(e.amount), 0) FROM ledger_entries e" \
@@ -447,15 +479,17 @@ check_in_transit(struct run *x)
 	"   + IF(q.recv_platform_id = q.platform_id, q.fee_receiver, 0), 0) AS CHAR) AS ws," \
 	"  CAST(IF(t.status IN ('PROCESSING', 'COMPLETED')" \
 	"   AND q.recv_platform_id <> q.platform_id, q.fee_receiver, 0) AS CHAR) AS wr" \
-	" FROM quotes q JOIN transactions t ON t.id = q.transaction_id" \
-	" WHERE t.created_at >= " SINCE_016 where ") v" \
+	" FROM " from " JOIN transactions t ON t.id = q.transaction_id" \
+	" WHERE t.created_at >= " SINCE_016 ") v" \
 	" WHERE v.gs <> v.ws OR v.gr <> v.wr"
 
 static int
 check_quote_fees(struct run *x)
 {
 	static const struct query q[] = { {
-	    QUOTE_FEES(""), QUOTE_FEES(" AND t.id IN (" NEW_TXNS ")"), B_BOTH,
+	    QUOTE_FEES("quotes q"),
+	    /* From the new transactions to their quotes: not every quote to them. */
+	    QUOTE_FEES("(" NEW_TXNS ") nt STRAIGHT_JOIN quotes q ON q.transaction_id = nt.id"), B_BOTH,
 	    "transaction", 0, "fees credited %1 and %2 (receiving platform), its split %3 and %4" } };
 
 	return QUERIES(x, q);
@@ -810,9 +844,11 @@ check_events(struct run *x)
 
 /*
  * The checks, in order.  Those marked whole read all of a platform's
- * transactions (its counts, what is in flight): a recent run that
+ * transactions (what is in flight, the anchors): a recent run that
  * catches up on a backlog (check_limits.catching_up) leaves them to the
- * next regular run.
+ * next regular run.  counts reads the transactions that changed
+ * (db_checks_counts.c), a whole platform only when its checkpoint does
+ * not agree.
  */
 static const struct {
 	const char	*name;
@@ -825,7 +861,7 @@ static const struct {
 	{ "negative", check_negative, 0 },
 	{ "limit", check_limit, 0 },
 	{ "currency", check_currency, 0 },
-	{ "counts", check_counts, 1 },
+	{ "counts", check_counts, 0 },
 	{ "quote-expiry", check_quote_expiry, 0 },
 	{ "in-transit", check_in_transit, 1 },
 	{ "postings", check_postings, 0 },
@@ -862,7 +898,7 @@ struct whole_args {
 static int
 whole_tx(struct db *db, void *arg)
 {
-	static const struct scope whole = { 0, 0, 0, 0, 0, 0, "", "" };
+	static const struct scope whole = { .recent = 0 };
 	struct whole_args *a = arg;
 
 	a->problems = run_all(db, &whole, a->sink);
@@ -962,6 +998,7 @@ recent_scope(struct db *db, const struct check_limits *lim, struct scope *s,
 	db_rows_free(&r);
 	memset(s, 0, sizeof(*s));
 	s->recent = 1;
+	s->v_seen = seen[1];
 	s->catching_up = lim->catching_up;
 	rc = db_query_one(db, last_sql, lag, NARGS(lag), &r);
 	if (rc == DB_NOT_FOUND) {

@@ -8,6 +8,11 @@
 #    found by the first run that covers an entry of that account: status
 #    failing [balances], an error line naming the check and the account;
 #  - put back, a later run over the account's next entries is clean again;
+#  - the counts are checked against a checkpoint of the platform's
+#    transactions' counts, taken once and then moved by the runs (two more
+#    payouts later it is their counts, not counted again); a count and a
+#    customer's count one too many (planted) are named by a later run, and
+#    once put back a run is clean;
 #  - an Idempotency-Key record naming a transaction that does not exist
 #    (planted) is found by the run whose window of records covers it.
 # Each wait is on the status itself, bounded.
@@ -94,6 +99,62 @@ done
 ok "$clean" "put back: a later run is clean again (after $round payouts)"
 out=$(xbctl ledger-check 2>&1)
 is "$?" 0 "xborderctl ledger-check: clean" || diag "$out"
+
+# The counts (txn_counts, txn_customer_counts) against a checkpoint of the
+# platform's transactions' counts (schema/027), taken once from a count
+# and then moved by what each run's events changed (db_checks_counts.c).
+# ckpt_covers: the platform's checkpoint stands at or past its newest event.
+ckpt_covers() {
+    (($(sql "SELECT IFNULL(MAX(event_seq), 0) FROM count_checkpoint_platforms WHERE platform_id = '$NP_ID'") >= \
+        $(sql "SELECT MAX(seq) FROM webhook_events WHERE platform_id = '$NP_ID'")))
+}
+# ckpt_matches WHAT: the checkpoint is the transactions' counts now.
+ckpt_matches() {
+    is "$(sql "SELECT CONCAT(customer_id, '/', status, '/', type, '=', n) FROM count_checkpoints
+            WHERE platform_id = '$NP_ID' AND n <> 0 ORDER BY 1")" \
+        "$(sql "SELECT CONCAT('/', status, '/', type, '=', COUNT(*)) AS k FROM transactions
+            WHERE platform_id = '$NP_ID' GROUP BY status, type
+            UNION ALL SELECT CONCAT(customer_id, '//=', COUNT(*)) FROM transactions
+            WHERE platform_id = '$NP_ID' AND customer_id IS NOT NULL GROUP BY customer_id ORDER BY 1")" \
+        "$1"
+}
+wait_for ckpt_covers $((lag + 10 * interval + 10))
+ok "$((! $?))" "counts: the platform has a checkpoint at its newest event"
+ckpt_matches "... it is its transactions' counts, by status and type and by customer"
+counted=$(sql "SELECT counted_seq FROM count_checkpoint_platforms WHERE platform_id = '$NP_ID'")
+payout 100
+payout 100
+wait_for ckpt_covers $((lag + 10 * interval + 10))
+ok "$((! $?))" "counts: after two more payouts, the checkpoint moved past them"
+ckpt_matches "... and is their counts again"
+is "$(sql "SELECT counted_seq FROM count_checkpoint_platforms WHERE platform_id = '$NP_ID'")" "$counted" \
+    "... moved by the runs, not counted again"
+
+# A count one too many and a customer's one too many, behind the writes'
+# back: the next run that covers a payout counts the platform and names
+# both; put back, a later run is clean.
+COUNT_ROW="platform_id = '$NP_ID' AND status = 'COMPLETED' AND type = 'OUTGOING' AND shard = $(sql "SELECT shard FROM txn_counts WHERE platform_id = '$NP_ID' AND status = 'COMPLETED' AND type = 'OUTGOING' AND n > 0 LIMIT 1")"
+CUST_ROW="platform_id = '$NP_ID' AND customer_id = '${CUST#Customer:}' AND shard = $(sql "SELECT shard FROM txn_customer_counts WHERE platform_id = '$NP_ID' AND customer_id = '${CUST#Customer:}' LIMIT 1")"
+planted "$NP_ID" "${CUST#Customer:}"
+sql "UPDATE txn_counts SET n = n + 1 WHERE $COUNT_ROW; UPDATE txn_customer_counts SET n = n + 1 WHERE $CUST_ROW"
+miscounted() {
+    grep -F 'msg="invariant broken"' "$LOG" | grep -qF "check=counts what=count id=$NP_ID " &&
+        grep -F 'msg="invariant broken"' "$LOG" | grep -qF "check=counts what=customer id=${CUST#Customer:} "
+}
+payout 100
+wait_for miscounted $((lag + 10 * interval + 10))
+ok "$((! $?))" "counts: a run names the platform's count and the customer's, each one too many"
+like "$(grep -F 'msg="invariant broken"' "$LOG" | grep -F "check=counts what=count id=$NP_ID " | tail -n 1)" \
+    'detail="OUTGOING COMPLETED: ([0-9]+) transactions, counted ([0-9]+)"' "... with the count and the transactions"
+sql "UPDATE txn_counts SET n = n - 1 WHERE $COUNT_ROW; UPDATE txn_customer_counts SET n = n - 1 WHERE $CUST_ROW"
+clean=0
+for ((round = 0; round < 3 && !clean; round++)); do
+    payout 100
+    covered && wait_for ckpt_covers $((lag + 10 * interval + 10)) &&
+        [[ $(jq -r .ok <<<"$INV") == true ]] && clean=1
+done
+ok "$clean" "counts put back: a later run is clean again (after $round payouts)"
+ckpt_matches "... and the checkpoint is the transactions' counts"
 
 # An Idempotency-Key record whose kept 201 names a transaction that does
 # not exist: a run's window of records (by their expiry, bounded) covers
