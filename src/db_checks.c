@@ -331,8 +331,13 @@ check_limit(struct run *x)
 static int
 check_currency(struct run *x)
 {
+	/*
+	 * The whole form reads the entries in their order, each account found
+	 * by its key: from the accounts, each entry was a lookup by its id
+	 * (32 s for 1.5 million entries, against 2.6 s).
+	 */
 	static const struct query q[] = { {
-	    "SELECT e.id, e.account_id FROM ledger_entries e JOIN internal_accounts a"
+	    "SELECT e.id, e.account_id FROM ledger_entries e STRAIGHT_JOIN internal_accounts a"
 	    " ON a.id = e.account_id WHERE a.currency <> e.currency",
 	    "SELECT e.id, e.account_id FROM ledger_entries e JOIN internal_accounts a"
 	    " ON a.id = e.account_id WHERE e.id > ? AND e.id <= ? AND a.currency <> e.currency",

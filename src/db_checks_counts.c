@@ -80,12 +80,10 @@ static const char changed_sql[] =
 static const char drop_mark_sql[] = "DELETE FROM count_checkpoint_platforms WHERE platform_id = ?";
 static const char drop_rows_sql[] = "DELETE FROM count_checkpoints WHERE platform_id = ?";
 
-/* The checkpoints at `from` moved by the events (from, to]. */
+/* What the events (from, to] changed, for the checkpoints at `from`. */
 static const char advance_sql[] =
-    "INSERT INTO count_checkpoints (platform_id, customer_id, status, type, n)"
-    " SELECT d.p, d.cust, d.st, d.ty, d.dn FROM (" DELTA(EVENT_AT) ") d"
-    " JOIN count_checkpoint_platforms m ON m.platform_id = d.p AND m.event_seq = ?"
-    " ON DUPLICATE KEY UPDATE n = count_checkpoints.n + VALUES(n)";
+    "SELECT d.p, d.cust, d.st, d.ty, d.dn FROM (" DELTA(EVENT_AT) ") d"
+    " JOIN count_checkpoint_platforms m ON m.platform_id = d.p AND m.event_seq = ?";
 static const char move_sql[] =
     "UPDATE count_checkpoint_platforms SET event_seq = ? WHERE event_seq = ?";
 
@@ -110,6 +108,39 @@ static const char compare_sql[] =
     "  UNION ALL SELECT d.p, d.cust, d.st, d.ty, -d.dn FROM (" DELTA(NOW_STATE) ") d) x"
     " JOIN count_checkpoint_platforms m ON m.platform_id = x.p AND m.event_seq = ?"
     " GROUP BY x.p, x.cust, x.st, x.ty HAVING SUM(x.dn) <> 0) y";
+
+/*
+ * Adds rows (platform, customer, status, type, n) to the checkpoints, at
+ * most PUT_ROWS a statement.  INSERT ... VALUES of what a SELECT read,
+ * never INSERT ... SELECT: that would hold a shared lock on every row it
+ * read (the transactions, their events) to the end of the run, and the
+ * payouts' writes would wait for it.
+ */
+#define PUT_ROWS 32
+
+static int
+put_rows(struct db *db, const struct db_rows *r)
+{
+	static char *made[PUT_ROWS + 1];
+	struct db_val v[5 * PUT_ROWS];
+	int rc = DB_OK;
+
+	for (size_t i = 0; i < r->nrows && rc == DB_OK; i += PUT_ROWS) {
+		size_t n = r->nrows - i < PUT_ROWS ? r->nrows - i : PUT_ROWS;
+
+		if (made[n] == NULL && (made[n] = db_sql_list("INSERT INTO count_checkpoints"
+		    " (platform_id, customer_id, status, type, n) VALUES ", "(?, ?, ?, ?, ?)",
+		    ", ", n, " ON DUPLICATE KEY UPDATE n = n + VALUES(n)")) == NULL)
+			return DB_ERR;
+		for (size_t k = 0; k < n; k++) {
+			for (size_t c = 0; c < 4; c++)
+				v[5 * k + c] = DBS(db_cell(r, i + k, c));
+			v[5 * k + 4] = DBI(db_cell_i64(r, i + k, 4));
+		}
+		rc = db_exec(db, made[n], v, 5 * n, NULL);
+	}
+	return rc;
+}
 
 /* Adds platform p to the run's list (once). */
 static int
@@ -158,9 +189,14 @@ recent(struct db *db, int64_t from, int64_t to, int compare, struct count_recoun
 	db_rows_free(&r);
 	if (rc != DB_OK)
 		return rc;
-	if (to > from && ((rc = db_exec(db, advance_sql, adv, NARGS(adv), NULL)) != DB_OK ||
-	    (rc = db_exec(db, move_sql, mv, NARGS(mv), NULL)) != DB_OK))
-		return rc;
+	if (to > from) {
+		if ((rc = db_query(db, advance_sql, adv, NARGS(adv), &r)) != DB_OK)
+			return rc;
+		rc = put_rows(db, &r);
+		db_rows_free(&r);
+		if (rc != DB_OK || (rc = db_exec(db, move_sql, mv, NARGS(mv), NULL)) != DB_OK)
+			return rc;
+	}
 	if (!compare)
 		return DB_OK;
 	if ((rc = db_query(db, compare_sql, cmp, NARGS(cmp), &r)) != DB_OK)
@@ -191,8 +227,7 @@ int
 db_counts_rebase(struct db *db, const char *platform, int64_t at)
 {
 	static const char rebase_sql[] =
-	    "INSERT INTO count_checkpoints (platform_id, customer_id, status, type, n)"
-	    " SELECT ?, x.cust, x.st, x.ty, SUM(x.dn) FROM ("
+	    "SELECT ?, x.cust, x.st, x.ty, SUM(x.dn) FROM ("
 	    "  SELECT '' AS cust, status AS st, type AS ty, COUNT(*) AS dn FROM transactions"
 	    "   WHERE platform_id = ? GROUP BY status, type"
 	    "  UNION ALL SELECT customer_id, '', '', COUNT(*) FROM transactions"
@@ -208,10 +243,13 @@ db_counts_rebase(struct db *db, const char *platform, int64_t at)
 	struct db_val v[] = { DBS(platform), DBS(platform), DBS(platform), DBI(at), DBI(at),
 		DBI(INT64_MAX), DBS(platform) };
 	struct db_val m[] = { DBS(platform), DBI(at), DBI(at) };
+	struct db_rows r;
 	int rc;
 
 	if ((rc = db_exec(db, drop_rows_sql, p, 1, NULL)) != DB_OK ||
-	    (rc = db_exec(db, rebase_sql, v, NARGS(v), NULL)) != DB_OK)
+	    (rc = db_query(db, rebase_sql, v, NARGS(v), &r)) != DB_OK)
 		return rc;
-	return db_exec(db, mark_sql, m, NARGS(m), NULL);
+	rc = put_rows(db, &r);
+	db_rows_free(&r);
+	return rc != DB_OK ? rc : db_exec(db, mark_sql, m, NARGS(m), NULL);
 }
