@@ -122,7 +122,10 @@ is "$(jq -r '.op' "$CASES/cases.jsonl" | sort -u | wc -l)" "${#OPS[@]}" "every o
 
 # --- the platform's rows before -------------------------------------------------------
 # Every table with a platform_id (and the platform's own row): the count and
-# a fingerprint (sum of CRC32 of every column) of the platform's rows.
+# a fingerprint (sum of CRC32 of every column) of the platform's rows.  The
+# invariant checks' own checkpoints (count_checkpoint*) are left out: no
+# request writes them, and xborder-worker moves them on its own schedule
+# (invariant_lag after the fixtures' events), which can fall in this window.
 ROWSQL=
 while IFS=$'\t' read -r t cols; do
     [[ -n $t ]] || continue
@@ -133,6 +136,7 @@ done < <(sql "SET SESSION group_concat_max_len = 65536;
     WHERE c.table_schema = DATABASE()
       AND c.table_name IN (SELECT table_name FROM information_schema.columns
                            WHERE table_schema = DATABASE() AND column_name = 'platform_id')
+      AND c.table_name NOT LIKE 'count\\_checkpoint%'
     GROUP BY c.table_name ORDER BY c.table_name")
 pcols=$(sql "SELECT GROUP_CONCAT(CONCAT('\`', column_name, '\`') ORDER BY ordinal_position)
     FROM information_schema.columns WHERE table_schema = DATABASE() AND table_name = 'platforms'")
