@@ -12,7 +12,8 @@
 #    transactions' counts, taken once and then moved by the runs (two more
 #    payouts later it is their counts, not counted again); a count and a
 #    customer's count one too many (planted) are named by a later run, and
-#    once put back a run is clean;
+#    once put back a run is clean; a transaction older than 29 days that
+#    moves has its platform counted whole and its checkpoint taken anew;
 #  - an Idempotency-Key record naming a transaction that does not exist
 #    (planted) is found by the run whose window of records covers it.
 # Each wait is on the status itself, bounded.
@@ -155,6 +156,31 @@ for ((round = 0; round < 3 && !clean; round++)); do
 done
 ok "$clean" "counts put back: a later run is clean again (after $round payouts)"
 ckpt_matches "... and the checkpoint is the transactions' counts"
+
+# A transaction older than 29 days that moves (its first events may have
+# been purged at 30 days): the run over its event drops the platform's
+# checkpoint and counts the platform whole; a later run takes the
+# checkpoint anew from a count.  No alarm either time.
+counted_seq() { sql "SELECT IFNULL(MAX(counted_seq), 0) FROM count_checkpoint_platforms WHERE platform_id = '$NP_ID'"; }
+payout 100
+OLD=$TX
+wait_for ckpt_covers $((lag + 10 * interval + 10))
+ok "$((! $?))" "counts (old transaction): the checkpoint covers a new payout"
+counted=$(counted_seq)
+sql "UPDATE transactions SET created_at = created_at - INTERVAL 30 DAY WHERE id = '${OLD#Transaction:}'"
+api "${P[@]}" POST "/sandbox/transactions/$OLD/return" '{}'
+is_status 200 "... the payout, backdated 30 days, returned by the sandbox helper"
+is "$(jr .status)" REFUNDED "... REFUNDED"
+dropped() { [[ $(counted_seq) != "$counted" ]]; }
+wait_for dropped $((lag + 10 * interval + 10))
+ok "$((! $?))" "... a run over its event let go of the checkpoint taken at event $counted (now: $(counted_seq))"
+payout 100
+covered && wait_for ckpt_covers $((lag + 10 * interval + 10))
+ok "$((! $?))" "... after another payout the platform has a checkpoint again"
+ok "$(($(counted_seq) > counted))" "... taken anew from a count (at event $(counted_seq), after $counted)"
+ckpt_matches "... it is the transactions' counts"
+is "$(jq -r .ok <<<"$INV")/$(jq -c .failing <<<"$INV")" "true/[]" "... and the runs were clean"
+sql "UPDATE transactions SET created_at = created_at + INTERVAL 30 DAY WHERE id = '${OLD#Transaction:}'"
 
 # An Idempotency-Key record whose kept 201 names a transaction that does
 # not exist: a run's window of records (by their expiry, bounded) covers
