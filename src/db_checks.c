@@ -407,7 +407,6 @@ check_counts(struct run *x)
 		if ((rc = run_queries(x, q, 2, p, 2)) == DB_OK && whole[i].rebase)
 			rc = db_counts_rebase(x->db, whole[i].platform, s->v_to);
 	}
-	x->examined = (long)n;
 	free(whole);
 	return rc;
 }
