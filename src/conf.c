@@ -43,6 +43,7 @@ static const struct ckey keys[] = {
 	{ "db_name",		C_STR, OFF(db_name), 0, 0 },
 	{ "db_sync_wait",	C_UINT, OFF(db_sync_wait), 0, 15 },
 	{ "db_nodes",		C_NODES, OFF(db_nodes), 0, 0 },
+	{ "ctl_read_timeout",	C_UINT, OFF(ctl_read_timeout), 1, 604800 },
 	{ "listen",		C_STR, OFF(listen), 0, 0 },
 	{ "socket_mode",	C_OCTAL, OFF(socket_mode), 0, 0777 },
 	{ "workers",		C_UINT, OFF(workers), 1, 256 },
@@ -83,6 +84,8 @@ conf_defaults(struct conf *c)
 	c->db_admin_user = xstrdup("");
 	c->db_admin_password = xstrdup("");
 	c->db_name = xstrdup("xborder");
+	c->db_read_timeout = 30;
+	c->ctl_read_timeout = 86400;
 	c->listen = xstrdup("unix:/run/xborder/fcgi.sock");
 	c->socket_mode = 0660;
 	c->workers = 4;

@@ -301,7 +301,7 @@ static struct db *
 open_node(const struct conf *c, size_t i, unsigned timeout, char *err, size_t errlen)
 {
 	struct db *db = xcalloc(1, sizeof(*db));
-	unsigned rw = 30;
+	unsigned rw = c->db_read_timeout;
 	my_bool off = 0;
 	const char *host, *sock;
 	unsigned port;

@@ -29,6 +29,8 @@ struct conf {
 	char		*db_admin_password;
 	char		*db_name;
 	unsigned	 db_sync_wait;	/* wsrep_sync_wait of every session; 0: the server's */
+	unsigned	 db_read_timeout;	/* seconds a connection waits for an answer */
+	unsigned	 ctl_read_timeout;	/* ... xborderctl's (its db_read_timeout) */
 	struct conf_node db_nodes[CONF_DB_NODES_MAX];	/* the cluster's other nodes */
 	size_t		 db_nnodes;
 	char		*listen;	/* "unix:/path" or "host:port" */

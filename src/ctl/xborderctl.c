@@ -849,6 +849,8 @@ main(int argc, char *argv[])
 			die("%s", err);
 	if (c->admin)
 		use_admin_user(&conf);
+	/* ledger-check and migrate read or rebuild whole tables: minutes, not 30 s. */
+	conf.db_read_timeout = conf.ctl_read_timeout;
 	log_set_level(LOG_LVL_WARN);
 	log_open("xborderctl", NULL);
 	db = NULL;

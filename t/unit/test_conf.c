@@ -34,6 +34,20 @@ Test(conf, defaults)
 	cr_assert_eq(c.db_nnodes, 0);
 	cr_assert_eq(c.worker_shard, 0);
 	cr_assert_eq(c.worker_shards, 1);
+	cr_assert_eq(c.db_read_timeout, 30);
+	cr_assert_eq(c.ctl_read_timeout, 86400);
+}
+
+/* ctl_read_timeout: xborderctl's wait for an answer, 1 s to a week. */
+Test(conf, ctl_read_timeout)
+{
+	char err[256] = "";
+
+	cr_assert_eq(conf_parse(&c, "ctl_read_timeout = 2\n", err, sizeof(err)), 0, "%s", err);
+	cr_assert_eq(c.ctl_read_timeout, 2);
+	cr_assert_eq(c.db_read_timeout, 30, "the services' own stays");
+	cr_assert_eq(conf_parse(&c, "ctl_read_timeout = 0\n", err, sizeof(err)), -1);
+	cr_assert_eq(conf_parse(&c, "ctl_read_timeout = 604801\n", err, sizeof(err)), -1);
 }
 
 /* db_nodes: sockets, host, host:port and [IPv6]:port, in their order. */
