@@ -8,7 +8,8 @@
 #    least 0.75, at most 2 s, at most 1.05), one just under misses, naming
 #    the round; p99 must be under 2 x the floor's: exactly 2 misses;
 #  - a round is compared with its own floor: the same rate passes against
-#    a slow round's floor and misses against a fast one's;
+#    a slow round's floor and misses against a fast one's; a scenario run
+#    in turns with a floor of its own is compared with that one instead;
 #  - a round with no floor misses; a scenario that did not run has no goal;
 #  - a ledger-check with problems misses;
 #  - a document that is not JSON is refused, non-zero.
@@ -23,7 +24,8 @@ at_exit 'rm -rf "$TMP"'
 
 # doc FILE SCENARIOS-JSON [LEDGER-CLEAN] [RSS-RATIO]: a --json document of
 # three rounds with the scenarios given as [[name, title, [[rps, p99_ms,
-# drain_ms]...]]...], bench/payout-bound at 1,000 payouts/s.
+# drain_ms, floor_rps, floor_p99_ms]...]]...] (the last two: the floor run
+# in turns with it, if any), bench/payout-bound at 1,000 payouts/s.
 doc() {
     jq -n --argjson sc "$2" --argjson clean "${3:-true}" --argjson rss "${4:-1.01}" '
         {date: "2026-11-28 00:00 UTC",
@@ -42,7 +44,9 @@ doc() {
             backlog: 0, drain_ms: 0, settled_rps: 1,
             ratio_to_floor: null, per_request: {},
             by_round: [.[2] | to_entries[] | {round: (.key + 1), rps: .value[0],
-                p99_ms: .value[1], drain_ms: (.value[2] // 0), backlog: 0}]}]}' >"$1"
+                p99_ms: .value[1], drain_ms: (.value[2] // 0), backlog: 0}
+                + (if .value[3] == null then {} else {floor_rps: .value[3],
+                    floor_p99_ms: .value[4]} end)]}]}' >"$1"
 }
 
 # goal FILE TEXT: the goal line of bench/run --table FILE that names TEXT.
@@ -105,6 +109,25 @@ is "$(goal "$TMP/b.json" 'worker RSS')" \
 is "$(goal "$TMP/b.json" 'ledger-check clean')" \
     "MISSED xborderctl ledger-check clean 0.00 (round 1)" "a ledger with problems misses"
 unlike "$("$RUN" --table "$TMP/b.json")" 'transfer-out' "no transfer-out, no payout goal"
+
+# A scenario with a floor of its own (run in turns with it) is judged
+# against that one, not the round's: 8,500 req/s holds against its own
+# 10,000 in the round whose floor was 20,000, and misses against its own
+# 20,000 in a round whose floor was 10,000; its p99 against its own too.
+doc "$TMP/d.json" "[$FLOOR,
+    [\"config\", \"GET /config\", [[8500, 4, 0, 20000, 1], [8500, 4, 0, 10000, 4], [8500, 4]]],
+    [\"list\", \"GET /transactions?limit=20\", [[6000, 1, 0, 10000, 1], [6000, 1], [6000, 1]]]]"
+is "$(goal "$TMP/d.json" 'GET /config >= 0.85')" \
+    "MISSED GET /config >= 0.85 x the floor 0.43 0.85 0.85 (round 1)" \
+    "its own floor: 8,500 misses against 20,000 (round 1, the round's 10,000), holds against 10,000 (round 2, the round's 20,000)"
+is "$(goal "$TMP/d.json" 'GET /config p99')" \
+    "MISSED GET /config p99 < 2 x the floor's 4.00 1.00 1.00 (round 1)" \
+    "... and its p99 against its own floor's"
+is "$(goal "$TMP/d.json" 'GET /transactions?limit=20 >=')" \
+    "MISSED GET /transactions?limit=20 >= 0.6 x the floor 0.60 0.30 0.60 (round 2)" \
+    "a round without a floor of its own is judged against the round's (20,000 in round 2)"
+like "$("$RUN" --table "$TMP/d.json")" 'GET /config: the floor run in turns with it \(20000, 10000, -' \
+    "the table prints each round's own floor"
 
 # JSON: the same judgement, by round.
 is "$("$RUN" --table "$TMP/a.json" --json |
