@@ -80,13 +80,16 @@ enum { LIST_ALL, LIST_TYPE, LIST_CUSTOMER };
 	" ORDER BY created_at DESC, id DESC LIMIT ? OFFSET ?) page" \
 	" JOIN transactions x FORCE INDEX (PRIMARY) USING (id)"
 
-/* The list's oldest row, and whether it is older than ? seconds. */
-#define FIRST(index, cond) "SELECT created_at, id, created_at < UTC_TIMESTAMP(3) - INTERVAL ? SECOND" \
+/* Microseconds until the row is ? seconds old (negative: it is older). */
+#define YOUNG_US "TIMESTAMPDIFF(MICROSECOND, UTC_TIMESTAMP(3), created_at + INTERVAL ? SECOND)"
+
+/* The list's oldest row, and how long until it is older than ? seconds. */
+#define FIRST(index, cond) "SELECT created_at, id, " YOUNG_US \
 	" FROM transactions FORCE INDEX (" index ") WHERE platform_id = ?" cond \
 	" ORDER BY created_at, id LIMIT 1"
 
-/* The row step positions past an anchor, and whether it is older than ? seconds. */
-#define NEXT(index, cond) "SELECT created_at, id, created_at < UTC_TIMESTAMP(3) - INTERVAL ? SECOND" \
+/* The row step positions past an anchor, and how long until it is older than ? seconds. */
+#define NEXT(index, cond) "SELECT created_at, id, " YOUNG_US \
 	" FROM transactions FORCE INDEX (" index ")" \
 	" WHERE platform_id = ?" cond " AND (created_at > ? OR (created_at = ? AND id > ?))" \
 	" ORDER BY created_at, id LIMIT 1 OFFSET ?"
@@ -338,6 +341,68 @@ static const char insert_sql[] =
     " VALUES (?, ?, ?, ?, ?, ?)";
 
 /*
+ * Lists whose next anchor's row was too young when last looked at, each
+ * with when it will not be (now_ms): a pass leaves them alone until then,
+ * rather than walk a step of their index again every pass for as long as
+ * list_anchor_delay lasts.  The process's own (the worker's); when full,
+ * the entry due first makes room.  The row at a position only changes if
+ * rows are written into the past (xborderctl(8), anchors), so waiting on
+ * it delays an anchor, never misplaces one.
+ */
+#define WAITS 256
+
+static struct wait {
+	char	 platform[37], type[12], customer[37];
+	int64_t	 until;
+} waits[WAITS];
+
+/* The entry of list (platform, type, customer), or NULL. */
+static struct wait *
+wait_of(const char *platform, const char *type, const char *customer)
+{
+	for (size_t i = 0; i < WAITS; i++)
+		if (waits[i].until != 0 && strcmp(waits[i].platform, platform) == 0 &&
+		    strcmp(waits[i].type, type) == 0 && strcmp(waits[i].customer, customer) == 0)
+			return &waits[i];
+	return NULL;
+}
+
+/* Whether the list waits for its next row to grow old. */
+static int
+waiting(const char *platform, const char *type, const char *customer)
+{
+	struct wait *w = wait_of(platform, type, customer);
+
+	if (w == NULL)
+		return 0;
+	if (now_ms() < w->until)
+		return 1;
+	w->until = 0;
+	return 0;
+}
+
+/* The list waits until now_ms() reaches until. */
+static void
+wait_for_row(const char *platform, const char *type, const char *customer, int64_t until)
+{
+	struct wait *w = wait_of(platform, type, customer);
+
+	for (size_t i = 0; w == NULL && i < WAITS; i++)
+		if (waits[i].until == 0)
+			w = &waits[i];
+	if (w == NULL) {
+		w = &waits[0];
+		for (size_t i = 1; i < WAITS; i++)
+			if (waits[i].until < w->until)
+				w = &waits[i];
+	}
+	str_copy(w->platform, sizeof(w->platform), platform);
+	str_copy(w->type, sizeof(w->type), type);
+	str_copy(w->customer, sizeof(w->customer), customer);
+	w->until = until;
+}
+
+/*
  * Places the anchors of platform's list l after the one at seq
  * (created_at at, id; seq -1: none yet), up to *budget of them.  DB_OK or
  * the failure.
@@ -353,6 +418,8 @@ place_after(struct db *db, const char *platform, const struct txn_anchor_list *l
 	int rc;
 
 	key_of(l, &type, &customer);
+	if (waiting(platform, type, customer))
+		return DB_OK;
 	str_copy(last_at, sizeof(last_at), at != NULL ? at : "");
 	str_copy(last_id, sizeof(last_id), id != NULL ? id : "");
 	while (*budget > 0) {
@@ -375,9 +442,12 @@ place_after(struct db *db, const char *platform, const struct txn_anchor_list *l
 			return DB_OK;	/* fewer rows past the anchor than a step */
 		if (rc != DB_OK)
 			return rc;
-		if (db_cell_i64(&r, 0, 2) == 0) {
+		if (db_cell_i64(&r, 0, 2) >= 0) {
+			/* Too new: a transaction may still write before it. */
+			wait_for_row(platform, type, customer,
+			    now_ms() + db_cell_i64(&r, 0, 2) / 1000 + 1);
 			db_rows_free(&r);
-			return DB_OK;	/* too new: a transaction may still write before it */
+			return DB_OK;
 		}
 		str_copy(last_at, sizeof(last_at), db_cell(&r, 0, 0));
 		str_copy(last_id, sizeof(last_id), db_cell(&r, 0, 1));

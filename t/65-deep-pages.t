@@ -33,7 +33,10 @@
 #    their old rows, while a platform seeded in the same moment with old
 #    rows gets its own; a page among them nearer the newest anchor than the
 #    newest row is walked up from that anchor (one recorded a position low
-#    moves the page by one row).
+#    moves the page by one row); a list whose next row is too young is
+#    walked to it once, not again every pass of the worker's (a slow log
+#    of its statements over five passes), and its anchors are placed once
+#    the rows come of age (rows 8 s short of it: within 40 s).
 # The seeded rows are written with their txn_counts in one transaction;
 # the old ones are past the 30 days the event checks look at, as bench/run
 # seeds; the young ones have no events, so they are recorded as planted
@@ -348,6 +351,49 @@ for T in "${LISTS[@]}"; do
     sql "UPDATE txn_anchors SET seq = seq + 1 WHERE platform_id = '$P' AND $(akey "$T") AND seq = $((top - 1))"
     page_is "$k" "$k" "the newest anchor put back"
 done
+
+# A list whose next anchor's row is too young is looked at once, and then
+# left alone until that row is old enough, not walked again every pass
+# (src/db_txn_anchors.c, waits): a slow log of a new xborder-worker's
+# statements over five of its passes has each of the platform's lists'
+# walk to its next position once at most.
+SLOW=$_API_TMP/anchors-slow.log
+read -r lqt sql_on < <(sql "SELECT @@GLOBAL.long_query_time, @@GLOBAL.slow_query_log")
+sql "SET GLOBAL slow_query_log_file = '$SLOW', GLOBAL long_query_time = 0, GLOBAL slow_query_log = 1"
+worker_stop && worker_start
+sql "SET GLOBAL long_query_time = $lqt"
+# A pass of anchor placement reads the due lists (due_sql) first.
+passes() { grep -c 'ORDER BY c.n - COALESCE(m.seq, -1) DESC LIMIT 16' "$SLOW" 2>/dev/null; }
+wait_for '(( $(passes) >= 5 ))' 60
+ok "$((! $?))" "anchors: the new worker made $(passes) passes"
+sql "SET GLOBAL slow_query_log = $sql_on"
+# Each walk names its list and the position it starts from.
+walks=$(grep -F "FROM transactions FORCE INDEX (ix_transactions" "$SLOW" |
+    grep -F "platform_id = '$P'" | grep -F 'LIMIT 1 OFFSET')
+lists=$(sed -E "s/.*FORCE INDEX \((ix_[a-z_]+)\) WHERE platform_id = '[^']*'( AND [a-z_]+ = '[^']*')?.*/\1\2/" <<<"$walks" | sort -u)
+ok "$(grep -c . <<<"$lists" | awk '$1 >= 3')" \
+    "... walked the platform's lists to their next position: $(paste -sd';' <<<"$lists")"
+is "$(sort <<<"$walks" | uniq -d | cut -c1-200)" "" \
+    "... each from the same position once, its row too young: not again in the passes after"
+
+# ... and once that row is old enough, the list's anchors are placed: a
+# platform whose rows are all 8 s short of list_anchor_delay gets its two
+# anchors when they come of age, not a pass of the worker's later than a
+# second after.
+DELAY=$(sed -n 's/^[[:space:]]*list_anchor_delay[[:space:]]*=[[:space:]]*\([0-9]*\).*/\1/p' \
+    "$XB_CONF" | tail -n 1)
+DELAY=${DELAY:-600}
+new_platform t65w || BAIL_OUT "platform-create failed"
+W=$NP_ID
+seed "$W" $((2 * STEP)) $((DELAY - 8)) 1000 wait-seed
+planted $(sql "SELECT id FROM transactions WHERE platform_id = '$W'")
+t0=$SECONDS
+wait_for '(( $(anchors "$W") >= 2 ))' 40
+ok "$((! $?))" "anchors: $(anchors "$W") placed on rows that were too young when written"
+took=$((SECONDS - t0))
+ok "$((took >= 7))" "... once they came of age, not before ($took s after they were written)"
+unseed "$W" wait-seed
+sql "DELETE FROM txn_anchors WHERE platform_id = '$W'"
 
 unseed "$P" young-seed
 for T in "${LISTS[@]}"; do
