@@ -15,6 +15,7 @@
 #  - a document that is not JSON is refused, non-zero.
 # Needs no stack: only tap.sh and jq.
 . "$(dirname "${BASH_SOURCE[0]}")/lib/tap.sh"
+. "$(dirname "${BASH_SOURCE[0]}")/lib/jq.sh"
 no_plan
 
 XB_REPO=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)

@@ -147,7 +147,7 @@ jis .quoteFeePolicy '{"receiverServiceFeeBps":11,"senderServiceFeeBps":37}' "PAT
 stale=0
 for ((i = 0; i < 40; i++)); do
     api --nocheck "${P[@]}" GET /config
-    [[ $(jq -c .quoteFeePolicy <<<"$BODY") == '{"senderServiceFeeBps":37,"receiverServiceFeeBps":11}' ]] || stale=$((stale + 1))
+    [[ $(jq -cS .quoteFeePolicy <<<"$BODY") == '{"receiverServiceFeeBps":11,"senderServiceFeeBps":37}' ]] || stale=$((stale + 1))
 done
 is "$stale" 0 "40 GET /config after the PATCH (every worker): none shows the old fees"
 

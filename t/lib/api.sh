@@ -28,6 +28,8 @@ _API_SH_LOADED=1
 _API_LIB_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 # shellcheck source=tap.sh
 . "$_API_LIB_DIR/tap.sh"
+# shellcheck source=jq.sh
+. "$_API_LIB_DIR/jq.sh"
 
 XB_REPO=$(cd "$_API_LIB_DIR/../.." && pwd)
 XB_ENV=${XB_ENV:-$XB_REPO/.dev/env}
@@ -270,9 +272,10 @@ api() {
     fi
 }
 
-# j FILTER [JSON]: compact jq output of FILTER on JSON (default $BODY).
+# j FILTER [JSON]: compact jq output of FILTER on JSON (default $BODY),
+# objects' keys sorted (as gojq always prints them, t/lib/jq.sh).
 j() {
-    jq -c "$1" <<<"${2-$BODY}" 2>/dev/null
+    jq -cS "$1" <<<"${2-$BODY}" 2>/dev/null
 }
 
 # jr FILTER [JSON]: raw jq output.

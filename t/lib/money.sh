@@ -292,7 +292,7 @@ set_fees() {
     local s=$1 r=$2
     shift 2
     api --nocheck "$@" PATCH /config "{\"quoteFeePolicy\":{\"senderServiceFeeBps\":$s,\"receiverServiceFeeBps\":$r}}"
-    is "$STATUS $(j .quoteFeePolicy)" "200 {\"senderServiceFeeBps\":$s,\"receiverServiceFeeBps\":$r}" \
+    is "$STATUS $(j .quoteFeePolicy)" "200 {\"receiverServiceFeeBps\":$r,\"senderServiceFeeBps\":$s}" \
         "quoteFeePolicy set: senderServiceFeeBps $s, receiverServiceFeeBps $r"
 }
 
