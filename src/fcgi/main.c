@@ -9,14 +9,21 @@
  * SIGTERM/SIGINT (children finish their in-flight request) and on SIGHUP
  * re-reads the configuration and rolls the children.
  *
- * A worker is single-threaded: FCGX_Accept_r, req_dispatch, repeat.  Its
- * SIGTERM handler swaps the listening descriptor for an unconnected socket,
- * so an idle worker's accept() fails at once while a busy worker finishes
- * its request first (handlers run with SA_RESTART).
+ * A worker is single-threaded: wait for a connection, FCGX_Accept_r,
+ * req_dispatch, repeat.  Its signals (SIGTERM, SIGINT, SIGUSR1) are blocked
+ * except while it waits for a connection (ppoll on the listening socket),
+ * so one told to stop is woken there and exits, and one with a connection
+ * serves it first.  libfcgi's accept waits up to 2 s for a new
+ * connection's first bytes and drops the connection when that wait is
+ * interrupted; with the signals unblocked there, a worker rolled by SIGHUP
+ * in that moment lost a request (nginx's 502).  The listening socket is
+ * non-blocking: the workers woken for one connection all try to accept
+ * it, and those that find it taken wait again.
  */
 #include "config.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
 #include <stdio.h>
@@ -71,16 +78,8 @@ notify(const char *state)
 static void
 worker_on_term(int sig)
 {
-	int saved = errno, s;
-
 	(void)sig;
 	got_stop = 1;
-	/* Make further accept() calls on listen_fd fail immediately. */
-	if ((s = socket(AF_UNIX, SOCK_STREAM, 0)) >= 0) {
-		dup2(s, listen_fd);
-		close(s);
-	}
-	errno = saved;
 }
 
 /* logrotate moved the log file: the next line goes to a fresh one. */
@@ -97,7 +96,7 @@ worker_main(const struct conf *conf, size_t slot)
 	struct sigaction sa;
 	FCGX_Request fr;
 	uint64_t served = 0;
-	sigset_t none;
+	sigset_t none, blocked;
 
 	memset(&sa, 0, sizeof(sa));
 	sa.sa_handler = worker_on_term;
@@ -114,7 +113,11 @@ worker_main(const struct conf *conf, size_t slot)
 	sigaction(SIGCHLD, &sa, NULL);
 	prctl(PR_SET_PDEATHSIG, SIGTERM);
 	sigemptyset(&none);
-	sigprocmask(SIG_SETMASK, &none, NULL);
+	sigemptyset(&blocked);
+	sigaddset(&blocked, SIGTERM);
+	sigaddset(&blocked, SIGINT);
+	sigaddset(&blocked, SIGUSR1);
+	sigprocmask(SIG_SETMASK, &blocked, NULL);
 	if (getppid() == 1)
 		_exit(0);
 	stats_use_slot(slot);
@@ -122,9 +125,16 @@ worker_main(const struct conf *conf, size_t slot)
 
 	FCGX_InitRequest(&fr, listen_fd, FCGI_FAIL_ACCEPT_ON_INTR);
 	while (!got_stop && (conf->max_requests == 0 || served < conf->max_requests)) {
+		struct pollfd p = { listen_fd, POLLIN, 0 };
 		struct req req;
+		int rc;
 
-		if (FCGX_Accept_r(&fr) < 0)
+		/* The only place the worker's signals are delivered. */
+		if (ppoll(&p, 1, NULL, &none) < 0)
+			continue;	/* EINTR: got_stop, or a log to reopen */
+		if ((rc = FCGX_Accept_r(&fr)) == -EAGAIN || rc == -EWOULDBLOCK)
+			continue;	/* another worker took the connection */
+		if (rc < 0)
 			break;
 		req_init(&req, &fr, conf);
 		db_work_begin();
@@ -339,6 +349,8 @@ load_conf(struct conf *conf, const char *path)
 static int
 open_resources(const struct conf *conf, int *from_systemd)
 {
+	int fl;
+
 	log_set_level(conf->log_level);
 	if (log_open("xborder-fcgi", conf->log_file) < 0) {
 		fprintf(stderr, "xborder-fcgi: log_file %s: %s\n", conf->log_file, strerror(errno));
@@ -349,7 +361,8 @@ open_resources(const struct conf *conf, int *from_systemd)
 		return -1;
 	}
 	*from_systemd = getenv("LISTEN_FDS") != NULL;
-	if ((listen_fd = open_listener(conf)) < 0) {
+	if ((listen_fd = open_listener(conf)) < 0 || (fl = fcntl(listen_fd, F_GETFL)) < 0 ||
+	    fcntl(listen_fd, F_SETFL, fl | O_NONBLOCK) < 0) {
 		fprintf(stderr, "xborder-fcgi: cannot listen on %s: %s\n", conf->listen,
 		    strerror(errno));
 		return -1;
