@@ -11,15 +11,14 @@
  *
  * A worker is single-threaded: wait for a connection, FCGX_Accept_r,
  * req_dispatch, repeat.  Its signals (SIGTERM, SIGINT, SIGUSR1) are blocked
- * except while it waits for a connection (epoll_pwait on the listening
- * socket, exclusive: one connection wakes one waiting worker),
+ * except while it waits for a connection (ppoll on the listening socket),
  * so one told to stop is woken there and exits, and one with a connection
  * serves it first.  libfcgi's accept waits up to 2 s for a new
  * connection's first bytes and drops the connection when that wait is
  * interrupted; with the signals unblocked there, a worker rolled by SIGHUP
  * in that moment lost a request (nginx's 502).  The listening socket is
- * non-blocking: a worker woken for a connection that another took first
- * waits again.
+ * non-blocking: the workers woken for one connection all try to accept
+ * it, and those that find it taken wait again.
  */
 #include "config.h"
 
@@ -30,7 +29,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/epoll.h>
 #include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
@@ -99,7 +97,6 @@ worker_main(const struct conf *conf, size_t slot)
 	FCGX_Request fr;
 	uint64_t served = 0;
 	sigset_t none, blocked;
-	int ep;
 
 	memset(&sa, 0, sizeof(sa));
 	sa.sa_handler = worker_on_term;
@@ -127,20 +124,13 @@ worker_main(const struct conf *conf, size_t slot)
 	db_set_count_shard((int)(slot % (DB_COUNT_SHARDS - 1)));
 
 	FCGX_InitRequest(&fr, listen_fd, FCGI_FAIL_ACCEPT_ON_INTR);
-	/* Exclusive: a new connection wakes one waiting worker, not all. */
-	if ((ep = epoll_create1(EPOLL_CLOEXEC)) < 0 ||
-	    epoll_ctl(ep, EPOLL_CTL_ADD, listen_fd,
-	    &(struct epoll_event){ .events = EPOLLIN | EPOLLEXCLUSIVE }) < 0) {
-		log_msg(LOG_LVL_ERROR, NULL, "worker: epoll: %s", strerror(errno));
-		exit(1);
-	}
 	while (!got_stop && (conf->max_requests == 0 || served < conf->max_requests)) {
-		struct epoll_event ev;
+		struct pollfd p = { listen_fd, POLLIN, 0 };
 		struct req req;
 		int rc;
 
 		/* The only place the worker's signals are delivered. */
-		if (epoll_pwait(ep, &ev, 1, -1, &none) < 0)
+		if (ppoll(&p, 1, NULL, &none) < 0)
 			continue;	/* EINTR: got_stop, or a log to reopen */
 		if ((rc = FCGX_Accept_r(&fr)) == -EAGAIN || rc == -EWOULDBLOCK)
 			continue;	/* another worker took the connection */
