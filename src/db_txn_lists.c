@@ -132,10 +132,10 @@ page_of(unsigned mask, char *buf, size_t len)
 const char *
 db_txn_list_sql(unsigned mask, int page)
 {
-	static char *texts[4][TF_COMBINATIONS];
-	char count[384], ids[512], buf[4096];
+	static char *texts[5][TF_COMBINATIONS];
+	char count[384], ids[512], extra[768], buf[4096];
 
-	if (mask >= TF_COMBINATIONS || page < 0 || page > 3)
+	if (mask >= TF_COMBINATIONS || page < 0 || page > 4)
 		return NULL;
 	if (texts[page][mask] == NULL) {
 		/*
@@ -146,9 +146,21 @@ db_txn_list_sql(unsigned mask, int page)
 		 */
 		const char *due = !(mask & TF_STATUS) ? TXN_QUOTE_DUE_OF("x") :
 		    page == 1 ? QUOTES_DUE_SQL("x.platform_id") : QUOTES_DUE_SQL("t.platform_id");
+		/*
+		 * Until when a first page holds, time alone: the expiry of a
+		 * quote open on the page's rows (none on an empty page); with
+		 * a status filter, of any quote open in the platform, whose
+		 * expiry may add a row to the page or take one off.
+		 */
+		const char *until = !(mask & TF_STATUS) ?
+		    "IF(x.status = 'CREATED', x.quote_expires_at, NULL)" :
+		    "LEAST(" QUOTE_OPEN_MIN("t.platform_id", "QUOTE_READY") ", "
+		    QUOTE_OPEN_MIN("t.platform_id", "BLOCKED") ")";
 
 		count_of(mask, count, sizeof(count));
 		page_of(mask, ids, sizeof(ids));
+		/* A first page read with the token: the version, and until. */
+		snprintf(extra, sizeof(extra), ", " LIST_VERSION_OF("t.platform_id") ", %s", until);
 		if (page == 0)
 			snprintf(buf, sizeof(buf), "SELECT %s", count);
 		else if (page == 1)
@@ -156,18 +168,20 @@ db_txn_list_sql(unsigned mask, int page)
 			snprintf(buf, sizeof(buf), "SELECT STRAIGHT_JOIN " TXN_COLS_OF("x.")
 			    ", (SELECT %s), %s FROM %s JOIN transactions x FORCE INDEX (PRIMARY)"
 			    " USING (id)", count, due, ids);
-		else if (page == 2)
+		else if (page == 2 || page == 4)
 			/*
 			 * The token's row, once per row of the page (once when
 			 * the page is empty); the rows only of the token's own
 			 * platform, whatever platform the page was looked for in.
+			 * Page 4 is a first page that the walk of page 3 found
+			 * no row of: empty, or not the token's platform.
 			 */
 			snprintf(buf, sizeof(buf), "SELECT STRAIGHT_JOIN " TOKEN_AUTH_COLS ", "
-			    TXN_COLS_OF("x.") ", (SELECT %s), %s"
+			    TXN_COLS_OF("x.") ", (SELECT %s), %s%s"
 			    TOKEN_AUTH_FROM " LEFT JOIN %s ON TRUE LEFT JOIN transactions x"
 			    " FORCE INDEX (PRIMARY) ON x.id = page.id AND x.platform_id = t.platform_id"
 			    " WHERE t.id = ?",
-			    count, due, ids);
+			    count, due, page == 4 ? extra : "", ids);
 		else {
 			/*
 			 * The first page with the token, without the page's
@@ -176,25 +190,14 @@ db_txn_list_sql(unsigned mask, int page)
 			 * row joined to each (no row when the page is empty or
 			 * the token is not the platform's).
 			 */
-			/*
-			 * Until when the page holds, time alone: the expiry
-			 * of a quote open on the page's rows; with a status
-			 * filter, of any quote open in the platform, whose
-			 * expiry may add a row to the page or take one off.
-			 */
-			const char *until = !(mask & TF_STATUS) ?
-			    "IF(x.status = 'CREATED', x.quote_expires_at, NULL)" :
-			    "LEAST(" QUOTE_OPEN_MIN("t.platform_id", "QUOTE_READY") ", "
-			    QUOTE_OPEN_MIN("t.platform_id", "BLOCKED") ")";
-
 			where_of(mask, "x.", ids, sizeof(ids));
 			snprintf(buf, sizeof(buf), "SELECT " TOKEN_AUTH_COLS ", "
-			    TXN_COLS_OF("x.") ", (SELECT %s), %s, " LIST_VERSION_OF("t.platform_id")
-			    ", %s FROM transactions x FORCE INDEX (%s) JOIN tokens t"
+			    TXN_COLS_OF("x.") ", (SELECT %s), %s%s FROM transactions x"
+			    " FORCE INDEX (%s) JOIN tokens t"
 			    " ON t.id = ? AND t.platform_id = x.platform_id"
 			    " WHERE %s"
 			    " ORDER BY x.created_at DESC, x.id DESC LIMIT ?",
-			    count, due, until, index_of(mask), ids);
+			    count, due, extra, index_of(mask), ids);
 		}
 		texts[page][mask] = xstrdup(buf);
 	}
@@ -293,7 +296,7 @@ db_txn_list_explain(struct db *db, const char *platform, const char *token_id,
 		k = bind_first(platform, &sample, mask, token_id, 20, v);
 	else
 		k = bind_page(platform, &sample, mask, 20, 0, v);
-	if (page == 2)
+	if (page == 2 || page == 4)
 		v[k++] = DBS(token_id);
 	return db_explain(db, sql, v, k, out);
 }
@@ -415,7 +418,6 @@ db_token_auth_get_list(struct db *db, const char *token_id,
     struct txn_list_prefetch *p)
 {
 	unsigned mask = filter_mask(f);
-	int first = 0;
 	struct db_val v[21];
 	struct db_rows r;
 	size_t k;
@@ -429,7 +431,8 @@ db_token_auth_get_list(struct db *db, const char *token_id,
 	 * joined to each, which costs the server less than the page's ids in
 	 * a derived table.  It has no row when the page is empty or the token
 	 * is not the platform's: then the statement of every page, which has
-	 * the token's row in any case.
+	 * the token's row in any case (for a first page, with the version and
+	 * until when it holds, so that an empty first page is kept too).
 	 */
 	if (offset == 0) {
 		k = bind_first(platform, f, mask, token_id, limit, v);
@@ -437,12 +440,12 @@ db_token_auth_get_list(struct db *db, const char *token_id,
 			return rc;
 		if (r.nrows == 0)
 			db_rows_free(&r);
-		first = r.nrows > 0;
 	}
 	if (r.nrows == 0) {
 		k = bind_page(platform, f, mask, limit, offset, v);
 		v[k++] = DBS(token_id);
-		if ((rc = db_query(db, db_txn_list_sql(mask, 2), v, k, &r)) != DB_OK)
+		if ((rc = db_query(db, db_txn_list_sql(mask, offset == 0 ? 4 : 2), v, k,
+		    &r)) != DB_OK)
 			return rc;
 	}
 	if (r.nrows == 0) {
@@ -453,10 +456,14 @@ db_token_auth_get_list(struct db *db, const char *token_id,
 	str_copy(p->platform_id, sizeof(p->platform_id), platform);
 	p->limit = limit;
 	p->offset = offset;
-	/* An empty page, or quotes to expire first: the handler reads it. */
-	if (strcmp(ta->platform_id, platform) == 0 && db_cell(&r, 0, PAGE_X) != NULL &&
-	    !any_due(&r, PAGE_DUE))
-		page_take(&r, first, p);
+	/*
+	 * In the token's platform, a row without a transaction is an empty
+	 * page (its total and whether quotes are due are on the token's row).
+	 * Quotes to expire first: the handler reads it.
+	 */
+	if (strcmp(ta->platform_id, platform) == 0 &&
+	    (db_cell(&r, 0, PAGE_X) != NULL || r.nrows == 1) && !any_due(&r, PAGE_DUE))
+		page_take(&r, offset == 0, p);
 	db_rows_free(&r);
 	return DB_OK;
 }

@@ -7,8 +7,8 @@
 # before the earliest expiry of a quote open on it, or, filtered by
 # status, open in the platform (below, each waits for one).  So every
 # answer below, from whichever worker, shows each change at once; a page
-# past the first is never kept; a revoked token gets nothing from a kept
-# page.
+# past the first is never kept; an empty first page is kept too; a
+# revoked token gets nothing from a kept page.
 . "$(dirname "${BASH_SOURCE[0]}")/lib/api.sh"
 . "$(dirname "${BASH_SOURCE[0]}")/lib/money.sh"
 . "$_API_LIB_DIR/stack.sh"
@@ -132,7 +132,10 @@ is "$codes" "$(printf '401 %.0s' $(seq 8))" "the revoked token, 8 times: 401 eve
 # EXPIRED page below holds another quote's transaction, expired at once
 # (the sandbox helper), and gains this one when it expires.  xborder-worker,
 # whose sweep would expire the quote and so move the version, is stopped
-# meanwhile: the reads alone must see the expiry.
+# meanwhile: the reads alone must see the expiry.  An empty page filtered
+# by status (EXPIRED since the quote was made) is kept as well, and must
+# see it the same way: it is read first once the quote has expired, so it
+# is the reader that expires it.
 worker_stop || BAIL_OUT "xborder-worker did not stop"
 set_profile 50 30 "${P[@]}"
 mk_customer payee "${P[@]}"
@@ -153,13 +156,21 @@ LE='/transactions?limit=5&status=EXPIRED'
 pages 16 "$LE" "${P[@]}"
 same_rows "1 $QTX0 EXPIRED false" "status=EXPIRED, 16 answers: the other quote's transaction alone"
 ok "$((HITS >= 8))" "... kept ($HITS of 16)"
+api "${P[@]}" GET "/transactions/$QTX"
+is_status 200 "GET the quote's transaction: 200"
+LE2="/transactions?limit=5&status=EXPIRED&startDate=$(jr .createdAt)"
+pages 16 "$LE2" "${P[@]}"
+same_rows "0" "status=EXPIRED since the quote was made, 16 answers: an empty page"
+ok "$((HITS >= 8))" "... kept ($HITS of 16)"
 wait_ms=$((expires_ms - $(date +%s%3N) + 500))
 if ((wait_ms > 0)); then
     note "waiting $((wait_ms / 1000)) s for the quote to expire"
     sleep "$((wait_ms / 1000)).$(printf '%03d' $((wait_ms % 1000)))"
 fi
+pages 16 "$LE2" "${P[@]}"
+same_rows "1 $QTX EXPIRED false" "past its expiry, before anything else looked: the empty page, 16 answers, the quote's transaction"
 pages 16 "$LE" "${P[@]}"
-same_rows "2 $QTX EXPIRED false $QTX0 EXPIRED false" "past its expiry, before anything else looked: status=EXPIRED, 16 answers, both"
+same_rows "2 $QTX EXPIRED false $QTX0 EXPIRED false" "status=EXPIRED, 16 answers, both"
 pages 16 "$L" "${P[@]}"
 got=$(awk '{ print $1, $2, $3 }' <<<"${ROWS%$'\n'}" | sort -u)
 is "$got" "5 $QTX EXPIRED" "and the unfiltered page: 16 answers, EXPIRED"
@@ -171,7 +182,18 @@ got=$(awk '{ print $1, $2, $3 }' <<<"${ROWS%$'\n'}" | sort -u)
 is "$got" "5 $QTX EXPIRED" "customerId of the payer, 16 answers: its 5"
 ok "$((HITS >= 8))" "... kept ($HITS of 16)"
 pages 16 "$L&customerId=$CUST" "${P[@]}"
-same_rows "0" "customerId of the payee, 16 answers: none (an empty page is never kept)"
+same_rows "0" "customerId of the payee, 16 answers: none"
+ok "$((HITS >= 8))" "... an empty page, kept ($HITS of 16)"
+LI="$L&type=INCOMING"
+pages 16 "$LI" "${P[@]}"
+same_rows "0" "type=INCOMING, 16 answers: none yet"
+ok "$((HITS >= 8))" "... an empty page, kept ($HITS of 16)"
+api "${P[@]}" POST /transfer-in "$(xfer_body "$DST" "$SRC" 100)"
+is_status 201 "POST /transfer-in: 201"
+TIN=$(jr .transactionId)
+pages 16 "$LI" "${P[@]}"
+got=$(awk '{ print $1, $2 }' <<<"${ROWS%$'\n'}" | sort -u)
+is "$got" "1 $TIN" "right after a transfer-in, type=INCOMING, 16 answers: it, totalCount 1"
 pages 16 "$L&platformCustomerId=$(jq -rn --arg s "$CUST_PCID" '$s | @uri')" "${P[@]}"
 same_rows "0" "platformCustomerId of the payee, 16 answers: none"
 

@@ -35,8 +35,9 @@ int db_txn_list_anchored(const struct txn_filter *f, int64_t offset);
  * The text of db_txn_list()'s statement for the filter combination mask
  * (0 .. db_txn_list_combinations() - 1): its page (page 1), its page read
  * with the token (page 2, db_token_auth_get_list), its first page read
- * with the token (page 3, the same) or its count (page 0); NULL past the
- * last.  For xborderctl explain-lists.
+ * with the token (page 3, the same), the same when page 3 found no row
+ * (page 4: page 2 with the version and until when the page holds) or its
+ * count (page 0); NULL past the last.  For xborderctl explain-lists.
  */
 const char *db_txn_list_sql(unsigned mask, int page);
 unsigned db_txn_list_combinations(void);
@@ -46,7 +47,7 @@ unsigned db_txn_list_combinations(void);
  * filters: out has EXPLAIN's rows (id, select_type, table, type,
  * possible_keys, key, key_len, ref, rows, Extra).  page 2 is the page
  * read with token token_id (db_token_auth_get_list), which must exist for
- * the plan to show the page.
+ * the plan to show the page; so are pages 3 and 4.
  */
 int db_txn_list_explain(struct db *db, const char *platform, const char *token_id,
     unsigned mask, int page, struct db_rows *out);
@@ -54,10 +55,11 @@ int db_txn_list_explain(struct db *db, const char *platform, const char *token_i
 /*
  * A page of GET /transactions read in the statement that reads the
  * caller's token (one round trip), for a platform the worker already saw
- * the token authenticate in.  usable: the token's platform is that one,
- * the page has rows and no quote is past its expiry, so list, n and total
- * are the answer once the token is authenticated; otherwise the handler
- * reads the page itself (db_txn_list).  list is newest first (txn_list_free).
+ * the token authenticate in.  usable: the token's platform is that one and
+ * no quote is past its expiry that the page depends on, so list, n (0 for
+ * an empty page) and total are the answer once the token is authenticated;
+ * otherwise the handler reads the page itself (db_txn_list).  list is
+ * newest first (txn_list_free).
  */
 struct txn_list_prefetch {
 	char		 platform_id[37];

@@ -654,7 +654,8 @@ explain_deliveries(struct db *db, const char *platform)
 static int
 cmd_explain_lists(struct db *db, const struct conf *conf, int argc, char **argv)
 {
-	static const char *const what[] = { "count", "page", "token+page", "token+first" };
+	static const char *const what[] = { "count", "page", "token+page", "token+first",
+	    "token+first-empty" };
 	static const size_t sizes[] = { 1, 2, 16 };
 	static const struct txn_filter all;
 	struct token *tokens;
@@ -675,7 +676,7 @@ cmd_explain_lists(struct db *db, const struct conf *conf, int argc, char **argv)
 	snprintf(token_id, sizeof(token_id), "%s", tokens[0].id);
 	token_list_free(tokens, ntokens);
 	for (unsigned mask = 0; mask < db_txn_list_combinations(); mask++)
-		for (int page = 3; page >= 0; page--) {
+		for (int page = 4; page >= 0; page--) {
 			struct db_rows r;
 
 			if (db_txn_list_explain(db, argv[1], token_id, mask, page, &r) != DB_OK)
