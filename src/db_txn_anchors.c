@@ -199,12 +199,13 @@ bind_page(const char *platform, const struct txn_anchor_list *l, const char *at,
  * The anchor of the page at offset of l: the nearest at or above its first
  * row (*up = 0), else, when walking up from the nearest at or below its
  * last row costs less than walking down from the newest, that one (*up =
- * 1).  DB_NOT_FOUND when neither serves (or past the end); else *n, the
- * list's count the statement read, *seq, at and id.
+ * 1).  DB_NOT_FOUND when neither serves, or past the end (*past set);
+ * else *n, the list's count the statement read, *seq, at and id.
  */
 static int
 find_anchor(struct db *db, const char *platform, const struct txn_anchor_list *l,
-    int64_t limit, int64_t offset, int64_t *n, int64_t *seq, char at[32], char id[40], int *up)
+    int64_t limit, int64_t offset, int64_t *n, int64_t *seq, char at[32], char id[40], int *up,
+    int *past)
 {
 	const struct anchor_sql *q = &lists[list_of(l)];
 	struct db_val v[12];
@@ -213,6 +214,7 @@ find_anchor(struct db *db, const char *platform, const struct txn_anchor_list *l
 	int rc;
 
 	*up = 0;
+	*past = 0;
 	if ((rc = db_query_one(db, q->find, v, k, &a)) == DB_NOT_FOUND) {
 		/* The page lies above the newest anchor: among the newest rows. */
 		*up = 1;
@@ -226,8 +228,10 @@ find_anchor(struct db *db, const char *platform, const struct txn_anchor_list *l
 	str_copy(at, 32, db_cell(&a, 0, 2));
 	str_copy(id, 40, db_cell(&a, 0, 3));
 	db_rows_free(&a);
-	if (offset >= *n)
-		return DB_NOT_FOUND;	/* past the end */
+	if (offset >= *n) {
+		*past = 1;
+		return DB_NOT_FOUND;
+	}
 	/* Up from seq to the page's last row, or down from the newest to its first. */
 	if (*up && (*n - offset - limit) - *seq >= offset)
 		return DB_NOT_FOUND;
@@ -248,9 +252,11 @@ db_txn_anchor_page(struct db *db, const char *platform, const struct txn_anchor_
 		int64_t n, seq;
 		char at[32], id[40];
 		size_t k;
-		int up;
+		int up, past;
 
-		rc = find_anchor(db, platform, l, limit, offset, &n, &seq, at, id, &up);
+		rc = find_anchor(db, platform, l, limit, offset, &n, &seq, at, id, &up, &past);
+		/* Past the end: the page is empty, whatever a walk would find. */
+		*found = rc == DB_NOT_FOUND && past;
 		if (rc != DB_OK)
 			return rc == DB_NOT_FOUND ? DB_OK : rc;
 		/*

@@ -117,16 +117,32 @@ count_of(unsigned mask, char *buf, size_t len)
 	    index_of(mask), where);
 }
 
+/*
+ * Whether a page of mask is not looked for past the count: when the count
+ * is kept (txn_counts, txn_customer_counts), a page whose offset is at or
+ * past it is empty without walking the index that far (MariaDB finds the
+ * condition false before the walk: "Impossible WHERE").
+ */
+static int
+guarded(unsigned mask)
+{
+	return counted(mask) || customer_counted(mask);
+}
+
 /* The page's ids on the filter's index: a derived table named page. */
 static void
 page_of(unsigned mask, char *buf, size_t len)
 {
-	char where[256];
+	char where[256], count[384], guard[416] = "";
 
 	where_of(mask, "", where, sizeof(where));
+	if (guarded(mask)) {
+		count_of(mask, count, sizeof(count));
+		snprintf(guard, sizeof(guard), " AND ? < (SELECT %s)", count);
+	}
 	snprintf(buf, len, "(SELECT id FROM transactions FORCE INDEX (%s)"
-	    " WHERE %s ORDER BY created_at DESC, id DESC LIMIT ? OFFSET ?) page",
-	    index_of(mask), where);
+	    " WHERE %s%s ORDER BY created_at DESC, id DESC LIMIT ? OFFSET ?) page",
+	    index_of(mask), where, guard);
 }
 
 const char *
@@ -234,7 +250,11 @@ bind_filter(const char *platform, const struct txn_filter *f, unsigned mask, int
 	return n;
 }
 
-/* The values of a page statement's placeholders (count, page, limit, offset). */
+/*
+ * The values of a page statement's placeholders: the count's, then the
+ * page's (page_of: the filter's, the offset and the count's when guarded,
+ * limit and offset).
+ */
 static size_t
 bind_page(const char *platform, const struct txn_filter *f, unsigned mask,
     int64_t limit, int64_t offset, struct db_val *v)
@@ -242,6 +262,10 @@ bind_page(const char *platform, const struct txn_filter *f, unsigned mask,
 	size_t k = bind_filter(platform, f, mask, 1, v);
 
 	k += bind_filter(platform, f, mask, 0, v + k);
+	if (guarded(mask)) {
+		v[k++] = DBI(offset);
+		k += bind_filter(platform, f, mask, 1, v + k);
+	}
 	v[k++] = DBI(limit);
 	v[k++] = DBI(offset);
 	return k;

@@ -18,6 +18,8 @@
 #  - pages at offsets around the anchors, the first anchored offset, the
 #    last rows and past the end are exactly what the offset says (the ids
 #    in order, totalCount, hasMore, nextCursor), against SQL's own walk;
+#  - a page far past the end (of these lists, and of lists filtered by
+#    status) is answered without walking the index (Handler_read_prev);
 #  - a page is read from its own list's anchor: an anchor recorded one
 #    position off moves the page by one row (and no page of the other
 #    lists), and put back, the page is right again;
@@ -279,6 +281,34 @@ done
 for T in "${LISTS[@]}"; do
     pages "${NROWS[${T:-all}]}" "seeded"
 done
+
+# --- past the end: no walk ---------------------------------------------------------
+# A page past the end of a list is empty without a walk down its index:
+# for the lists with anchors by the count their anchor's statement reads,
+# for a list filtered by status (alone or with type) by its kept count.
+# MariaDB counts the index entries a walk in the list's order (newest
+# first) reads: Handler_read_prev.  xborder-worker is stopped meanwhile,
+# so the request is the only reader.
+read_prev() { sql "SHOW GLOBAL STATUS LIKE 'Handler_read_prev'" | cut -f2; }
+worker_stop || BAIL_OUT "xborder-worker did not stop"
+for q in "" "&type=OUTGOING" "&customerId=Customer:$C2" "&status=COMPLETED" \
+    "&status=FAILED&type=INCOMING"; do
+    w="platform_id = '$P'"
+    case $q in
+    *customerId*) w+=" AND customer_id = '$C2'" ;;
+    "&status=FAILED&type=INCOMING") w+=" AND status = 'FAILED' AND type = 'INCOMING'" ;;
+    *status=COMPLETED) w+=" AND status = 'COMPLETED'" ;;
+    *type=OUTGOING) w+=" AND type = 'OUTGOING'" ;;
+    esac
+    n=$(sql "SELECT COUNT(*) FROM transactions WHERE $w")
+    r0=$(read_prev)
+    api "${AS[@]}" GET "/transactions?limit=20&cursor=1000000$q"
+    r1=$(read_prev)
+    is "$(jq -c '[(.data | length), .totalCount]' <<<"$BODY")" "[0,$n]" \
+        "cursor 1000000${q:+ ($q)}: past the end of $n rows, no rows"
+    ok "$((r1 - r0 < 1000))" "... and no walk: $((r1 - r0)) index entries read newest first"
+done
+worker_start || BAIL_OUT "xborder-worker did not start again"
 
 # A page is read from its own list's anchor: one recorded a position too
 # high moves the page by one row (position p then lands on p - 1), and no

@@ -35,10 +35,12 @@ struct txn_anchor_list {
  * nearest anchor at or above it (or, above the newest anchor, up from it
  * when that is shorter than from the newest row), into r
  * with the columns of db_txn_list_sql(mask, 1) (the rows, the total,
- * whether quotes are due), and *found = 1.  *found = 0 (r empty) when no
- * anchor serves: the page lies above the newest anchor or past the end,
- * or the list kept changing between the two statements; the caller walks
- * from the top.  DB_OK or the store's failure.
+ * whether quotes are due), and *found = 1; past the end of the list (by
+ * the count the anchor's statement read), *found = 1 with r empty: no walk
+ * finds a row there.  *found = 0 (r empty) when no anchor serves: the page
+ * lies above the newest anchor, or the list kept changing between the two
+ * statements; the caller walks from the top.  DB_OK or the store's
+ * failure.
  */
 int db_txn_anchor_page(struct db *db, const char *platform, const struct txn_anchor_list *l,
     int64_t limit, int64_t offset, struct db_rows *r, int *found);
