@@ -340,12 +340,15 @@ customer_cmp(const void *a, const void *b)
 }
 
 /*
- * Counts the new transactions of ts that have a customer in
- * txn_customer_counts (schema/025), one row per customer in the shard,
- * in one statement, rows in a fixed order.
+ * Writes the customers of the transactions of ts that have one in
+ * txn_customer_counts, one row per customer in the shard, in one
+ * statement, rows in a fixed order: each row adds one to `changes`, the
+ * version of the customer's transactions (schema/029), and, for new
+ * transactions (added), their number to `n` (schema/025); a status
+ * change adds 0.
  */
 static int
-count_customers(struct db *db, const struct txn *ts, size_t n, int64_t shard)
+count_customers(struct db *db, const struct txn *ts, size_t n, int64_t shard, int added)
 {
 	static char *made[TXN_BATCH_MAX + 1];
 	const struct txn *c[TXN_BATCH_MAX];
@@ -370,11 +373,11 @@ count_customers(struct db *db, const struct txn *ts, size_t n, int64_t shard)
 		k[rows++] = 1;
 	}
 	for (size_t i = 0; i < rows; i++)
-		a[4 * i + 3] = DBI(k[i]);
+		a[4 * i + 3] = DBI(added ? k[i] : 0);
 	if (made[rows] == NULL)
 		made[rows] = db_sql_list("INSERT INTO txn_customer_counts (platform_id, customer_id,"
-		    " shard, n) VALUES ", "(?, ?, ?, ?)", ", ", rows,
-		    " ON DUPLICATE KEY UPDATE n = n + VALUES(n)");
+		    " shard, n, changes) VALUES ", "(?, ?, ?, ?, 1)", ", ", rows,
+		    " ON DUPLICATE KEY UPDATE n = n + VALUES(n), changes = changes + 1");
 	return db_exec_later(db, made[rows], a, 4 * rows, -1, DB_ERR);
 }
 
@@ -386,7 +389,8 @@ count_customers(struct db *db, const struct txn *ts, size_t n, int64_t shard)
  * each other's rows.  Every row written adds one to its `changes`, a row
  * whose sum is 0 too: the sum of a platform's `changes` is the version of
  * its transactions (schema/011_list_version.sql), and it must move with
- * every insert and status change, since each is one of these calls.
+ * every insert and status change, since each is one of these calls.  The
+ * same goes for each customer's rows of txn_customer_counts (schema/029).
  */
 int
 db_txn_count(struct db *db, const struct txn *ts, size_t n, const char *old_status)
@@ -429,8 +433,8 @@ db_txn_count(struct db *db, const struct txn *ts, size_t n, const char *old_stat
 		    " ON DUPLICATE KEY UPDATE n = n + VALUES(n), changes = changes + 1");
 	if ((rc = db_exec_later(db, made[m], a, 5 * m, -1, DB_ERR)) != DB_OK)
 		return rc;
-	/* New transactions: their customers' counts too. */
-	return old_status == NULL ? count_customers(db, ts, n, shard) : DB_OK;
+	/* Their customers' counts and versions too. */
+	return count_customers(db, ts, n, shard, old_status == NULL);
 }
 
 int

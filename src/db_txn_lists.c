@@ -175,8 +175,14 @@ db_txn_list_sql(unsigned mask, int page)
 
 		count_of(mask, count, sizeof(count));
 		page_of(mask, ids, sizeof(ids));
-		/* A first page read with the token: the version, and until. */
-		snprintf(extra, sizeof(extra), ", " LIST_VERSION_OF("t.platform_id") ", %s", until);
+		/*
+		 * A first page read with the token: the version (of the
+		 * customer's transactions when customerId filters: version_bind),
+		 * and until.
+		 */
+		snprintf(extra, sizeof(extra), ", %s, %s", (mask & TF_CUSTOMER) ?
+		    LIST_VERSION_OF_CUSTOMER("t.platform_id") : LIST_VERSION_OF("t.platform_id"),
+		    until);
 		if (page == 0)
 			snprintf(buf, sizeof(buf), "SELECT %s", count);
 		else if (page == 1)
@@ -251,16 +257,32 @@ bind_filter(const char *platform, const struct txn_filter *f, unsigned mask, int
 }
 
 /*
- * The values of a page statement's placeholders: the count's, then the
- * page's (page_of: the filter's, the offset and the count's when guarded,
- * limit and offset).
+ * The value of the version's placeholder in a first page's statement (page
+ * 3 or 4), after the count's: the customer, when customerId filters
+ * (LIST_VERSION_OF_CUSTOMER); the platform's version has none.
+ */
+static size_t
+version_bind(const struct txn_filter *f, unsigned mask, struct db_val *v)
+{
+	if (!(mask & TF_CUSTOMER))
+		return 0;
+	v[0] = DBS(f->customer_id);
+	return 1;
+}
+
+/*
+ * The values of a page statement's placeholders: the count's, the
+ * version's (first: page 4), then the page's (page_of: the filter's, the
+ * offset and the count's when guarded, limit and offset).
  */
 static size_t
 bind_page(const char *platform, const struct txn_filter *f, unsigned mask,
-    int64_t limit, int64_t offset, struct db_val *v)
+    int64_t limit, int64_t offset, int first, struct db_val *v)
 {
 	size_t k = bind_filter(platform, f, mask, 1, v);
 
+	if (first)
+		k += version_bind(f, mask, v + k);
 	k += bind_filter(platform, f, mask, 0, v + k);
 	if (guarded(mask)) {
 		v[k++] = DBI(offset);
@@ -271,13 +293,17 @@ bind_page(const char *platform, const struct txn_filter *f, unsigned mask,
 	return k;
 }
 
-/* The values of the first page's statement (count, token, filter, limit). */
+/*
+ * The values of the first page's statement (count, version, token,
+ * filter, limit).
+ */
 static size_t
 bind_first(const char *platform, const struct txn_filter *f, unsigned mask,
     const char *token_id, int64_t limit, struct db_val *v)
 {
 	size_t k = bind_filter(platform, f, mask, 1, v);
 
+	k += version_bind(f, mask, v + k);
 	v[k++] = DBS(token_id);
 	k += bind_filter(platform, f, mask, 0, v + k);
 	v[k++] = DBI(limit);
@@ -319,7 +345,7 @@ db_txn_list_explain(struct db *db, const char *platform, const char *token_id,
 	else if (page == 3)
 		k = bind_first(platform, &sample, mask, token_id, 20, v);
 	else
-		k = bind_page(platform, &sample, mask, 20, 0, v);
+		k = bind_page(platform, &sample, mask, 20, 0, page == 4, v);
 	if (page == 2 || page == 4)
 		v[k++] = DBS(token_id);
 	return db_explain(db, sql, v, k, out);
@@ -357,7 +383,7 @@ db_txn_list(struct db *db, const char *platform, const struct txn_filter *f,
 
 	*out = NULL;
 	*n = 0;
-	k = bind_page(platform, f, mask, limit, offset, v);
+	k = bind_page(platform, f, mask, limit, offset, 0, v);
 	/*
 	 * A deep page of the whole list, of a type's or of a customer's
 	 * starts at an anchor when one serves.
@@ -466,7 +492,7 @@ db_token_auth_get_list(struct db *db, const char *token_id,
 			db_rows_free(&r);
 	}
 	if (r.nrows == 0) {
-		k = bind_page(platform, f, mask, limit, offset, v);
+		k = bind_page(platform, f, mask, limit, offset, offset == 0, v);
 		v[k++] = DBS(token_id);
 		if ((rc = db_query(db, db_txn_list_sql(mask, offset == 0 ? 4 : 2), v, k,
 		    &r)) != DB_OK)
@@ -494,20 +520,29 @@ db_token_auth_get_list(struct db *db, const char *token_id,
 
 int
 db_token_auth_get_version(struct db *db, const char *token_id,
-    struct token_auth *ta,
+    const char *customer_id, struct token_auth *ta,
     struct txn_list_prefetch *p)
 {
 	static const char sql[] =
 	    "SELECT " TOKEN_AUTH_COLS ", " LIST_VERSION_OF("t.platform_id")
 	    ", UTC_TIMESTAMP(3)" TOKEN_AUTH_FROM
 	    " WHERE t.id = ?";
-	struct db_val a[] = { DBS(token_id) };
+	static const char customer_sql[] =
+	    "SELECT " TOKEN_AUTH_COLS ", " LIST_VERSION_OF_CUSTOMER("t.platform_id")
+	    ", UTC_TIMESTAMP(3)" TOKEN_AUTH_FROM
+	    " WHERE t.id = ?";
+	struct db_val a[2];
 	struct db_rows r;
+	size_t k = 0;
 	int rc;
 
 	memset(ta, 0, sizeof(*ta));
 	txn_list_prefetch_free(p);
-	if ((rc = db_query_one(db, sql, a, NARGS(a), &r)) != DB_OK)
+	if (customer_id != NULL)
+		a[k++] = DBS(customer_id);
+	a[k++] = DBS(token_id);
+	if ((rc = db_query_one(db, customer_id != NULL ? customer_sql : sql, a, k,
+	    &r)) != DB_OK)
 		return rc;
 	token_auth_from_row(&r, ta);
 	str_copy(p->platform_id, sizeof(p->platform_id), ta->platform_id);

@@ -322,7 +322,7 @@ transactions_list_with_token(struct req *req, struct db *db, const char *token_i
 	}
 	p = req->prefetch;
 	if (transactions_list_kept(platform, &q))
-		return db_token_auth_get_version(db, token_id, ta, p);
+		return db_token_auth_get_version(db, token_id, q.f.customer_id, ta, p);
 	return db_token_auth_get_list(db, token_id, platform, &q.f, q.limit, q.cursor,
 	    ta, p);
 }

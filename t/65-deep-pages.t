@@ -239,10 +239,11 @@ cpage() {
     CTOTAL=$(jq -r .totalCount <<<"$BODY")
 }
 # bump_count DELTA: adds DELTA to one of the customer's count rows, and a
-# change to the platform's version (so no page a worker keeps holds).
+# change to the customer's version and the platform's (so no page a worker
+# keeps holds).
 bump_count() {
     sql "START TRANSACTION;
-        UPDATE txn_customer_counts SET n = n + $1
+        UPDATE txn_customer_counts SET n = n + $1, changes = changes + 1
           WHERE platform_id = '$P' AND customer_id = '$C' LIMIT 1;
         UPDATE txn_counts SET changes = changes + 1 WHERE platform_id = '$P' LIMIT 1;
         COMMIT"

@@ -2,8 +2,9 @@
 # 77-list-kept.t - the first pages of GET /transactions a worker keeps
 # (src/h_transactions.c, listed[]).  A worker answers a first page it read
 # before with the same JSON only while the version of the platform's
-# transactions, read in the token's own statement, has not moved (every
-# insert and status change moves it: schema/011_list_version.sql), and
+# transactions (of the customer's, filtered by customerId), read in the
+# token's own statement, has not moved (every insert and status change
+# moves it: schema/011_list_version.sql, 029), and
 # before the earliest expiry of a quote open on it, or, filtered by
 # status, open in the platform (below, each waits for one).  So every
 # answer below, from whichever worker, shows each change at once; a page
@@ -196,6 +197,52 @@ got=$(awk '{ print $1, $2 }' <<<"${ROWS%$'\n'}" | sort -u)
 is "$got" "1 $TIN" "right after a transfer-in, type=INCOMING, 16 answers: it, totalCount 1"
 pages 16 "$L&platformCustomerId=$(jq -rn --arg s "$CUST_PCID" '$s | @uri')" "${P[@]}"
 same_rows "0" "platformCustomerId of the payee, 16 answers: none"
+
+# --- a customer's page moves with that customer's transactions only ------------
+# A page filtered by customerId is kept with the version of the customer's
+# transactions (schema/029), not the platform's: another customer's
+# payouts leave it kept, and every change to the customer's own shows at
+# once.  Each read below follows another customer's new payout, which
+# moves the platform's version: kept with that, none of the 16 would be
+# answered from a kept page.  A worker not yet holding the page answers
+# twice at most before it does (of 4 workers, the 16 reads before leave
+# 3 cold at worst), and a worker recycled meanwhile (max_requests) twice
+# more: at least 6 from kept pages.
+LC="$L&customerId=$KEPT"
+pages 16 "$LC" "${P[@]}"
+KROWS=$(sort -u <<<"${ROWS%$'\n'}")
+is "$(wc -l <<<"$KROWS")" 1 "customerId of the payer, 16 answers: the same page"
+mk_customer other "${P[@]}"
+OTHER=$CUST
+int_account "$OTHER" USD "${P[@]}"
+OSRC=$INT
+mk_ext "$OTHER" 000111222444 USD "${P[@]}"
+ODST=$EXT
+fund "$OSRC" 100000 "${P[@]}"
+h0=$(hits)
+codes=
+krows=
+for ((i = 0; i < 16; i++)); do
+    api "${P[@]}" POST /transfer-out "$(xfer_body "$OSRC" "$ODST" 100)"
+    codes+="$STATUS "
+    api "${P[@]}" GET "$LC"
+    codes+="$STATUS "
+    krows+="$(jq -r "$ROWSF" <<<"$BODY" 2>/dev/null)"$'\n'
+done
+HITS=$(($(hits) - h0))
+is "$codes" "$(printf '201 200 %.0s' $(seq 16))" "16 times another customer's payout, then the payer's page: 201, 200"
+is "$(sort -u <<<"${krows%$'\n'}")" "$KROWS" "... the payer's page the same every time"
+ok "$((HITS >= 6))" "... at least 6 of the 16 from kept pages ($HITS): another customer's payouts leave the customer's version"
+out
+TK=$TX
+pages 16 "$LC" "${P[@]}"
+got=$(awk '{ print $2 }' <<<"${ROWS%$'\n'}" | sort -u)
+is "$got" "$TK" "right after the payer's own payout, 16 answers: it first"
+settles "$TK" COMPLETED "it settles" "${P[@]}"
+pages 16 "$LC" "${P[@]}"
+got=$(awk '{ print $2, $3, $4 }' <<<"${ROWS%$'\n'}" | sort -u)
+is "$got" "$TK COMPLETED true" "after it settled, 16 answers: COMPLETED with settledAt (a status change moves the customer's version)"
+ok "$((HITS >= 8))" "... and kept again ($HITS of 16)"
 
 # --- another platform's token sees its own platform only ----------------------
 new_platform t77b || BAIL_OUT "platform-create failed"

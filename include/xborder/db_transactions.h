@@ -155,10 +155,12 @@ int db_txn_status_write(struct db *db, const struct txn *ts, size_t n, const cha
  * (db_count_shard): +1 each under its status and, when old_status is set,
  * -1 under that one, in one statement, rows in a fixed order; every row
  * written adds one to its `changes` (the version of the platform's
- * transactions, LIST_VERSION_OF).  New transactions (old_status NULL)
- * are counted under their customer too (txn_customer_counts, in the same
- * shard; a second statement when any has a customer).  For the lifecycle,
- * with every insert and status change.
+ * transactions, LIST_VERSION_OF).  The customers of those that have one
+ * are written too (txn_customer_counts, in the same shard; a second
+ * statement): new transactions (old_status NULL) are counted under their
+ * customer, and every row written adds one to its `changes` (the version
+ * of the customer's transactions, LIST_VERSION_OF_CUSTOMER).  For the
+ * lifecycle, with every insert and status change.
  */
 int db_txn_count(struct db *db, const struct txn *ts, size_t n, const char *old_status);
 

@@ -70,7 +70,8 @@ struct txn_list_prefetch {
 	int64_t		 total;
 	/*
 	 * The version of the platform's transactions read with the page
-	 * (LIST_VERSION_OF), and the earliest expiry of a quote open on it
+	 * (LIST_VERSION_OF; of the customer's, LIST_VERSION_OF_CUSTOMER, for a
+	 * page filtered by customerId), and the earliest expiry of a quote open on it
 	 * ("" when none): the page stays the answer while both hold.
 	 */
 	int64_t		 version;
@@ -93,6 +94,17 @@ struct txn_list_prefetch {
 	"(SELECT COALESCE(SUM(changes), 0) FROM txn_counts WHERE platform_id = " pcol ")"
 
 /*
+ * The version of the transactions of one customer (a placeholder, its
+ * id) of the platform in column pcol: it moves with every insert and
+ * status change of one of them, and only grows (schema/029).  A page
+ * filtered by customerId is kept with it, so a change to another
+ * customer's transactions leaves the page kept.
+ */
+#define LIST_VERSION_OF_CUSTOMER(pcol) \
+	"(SELECT COALESCE(SUM(changes), 0) FROM txn_customer_counts WHERE platform_id = " \
+	pcol " AND customer_id = ?)"
+
+/*
  * db_token_auth_get() of token_id and, in the same statement, the page of
  * f, limit and offset in platform (a guess: used only when it is the
  * token's) into p.  Returns what db_token_auth_get returns.
@@ -106,11 +118,12 @@ void txn_list_prefetch_free(struct txn_list_prefetch *p);
 
 /*
  * db_token_auth_get() of token_id and, in the same statement, the version
- * of its platform's transactions and the server's time, into p (checked):
- * for a page of GET /transactions the worker keeps.
+ * of its platform's transactions (of its customer customer_id's when not
+ * NULL: a page filtered by customerId) and the server's time, into p
+ * (checked): for a page of GET /transactions the worker keeps.
  */
 int db_token_auth_get_version(struct db *db, const char *token_id,
-    struct token_auth *ta,
+    const char *customer_id, struct token_auth *ta,
     struct txn_list_prefetch *p);
 
 #endif

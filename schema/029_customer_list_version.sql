@@ -1,0 +1,15 @@
+-- 029_customer_list_version: a version of each customer's transactions,
+-- for the pages of GET /transactions?customerId=... a worker keeps.
+--
+-- The platform's version (011) moves with every change to any of its
+-- transactions, so a customer's kept page was read again after every
+-- payout of every other customer.  A transaction's customer never
+-- changes, so a page filtered by customerId changes only with an insert
+-- or a status change of one of that customer's transactions: each now
+-- also writes the customer's txn_customer_counts row in its shard in the
+-- same database transaction (src/db_transactions.c, count_customers),
+-- adding one to `changes` (a status change adds 0 to `n`).  The sum over
+-- a customer's rows only grows, and stays the same between two reads
+-- exactly when no change to the customer's transactions committed
+-- between them (src/db_txn_lists.c, LIST_VERSION_OF_CUSTOMER).
+ALTER TABLE txn_customer_counts ADD COLUMN IF NOT EXISTS changes BIGINT NOT NULL DEFAULT 0;
