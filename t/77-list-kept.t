@@ -65,12 +65,17 @@ out() {
 L='/transactions?limit=5'
 
 # --- kept, and answered from it ----------------------------------------------
+# Of 16 reads of a page, at least 6 come from kept pages: each of the 4
+# workers misses twice at most (a page kept with a version that has moved
+# is dropped at one answer and kept afresh at the next; a worker that has
+# not yet seen the token reads it alone first), and a worker recycled
+# meanwhile (max_requests) twice more.  Nothing kept: none.
 out
 T1=$TX
 settles "$T1" COMPLETED "T1 settles" "${P[@]}"
 pages 16 "$L" "${P[@]}"
 same_rows "1 $T1 COMPLETED true" "16 answers, every worker: T1 COMPLETED, totalCount 1"
-ok "$((HITS >= 8))" "... at least 8 of the 16 from the workers' kept pages ($HITS; a worker keeps a page from its second answer on)"
+ok "$((HITS >= 6))" "... at least 6 of the 16 from the workers' kept pages ($HITS)"
 
 # --- an insert: every answer shows it at once --------------------------------
 out
@@ -83,13 +88,13 @@ is "$got" "2 $T2" "right after T2 is made, 16 answers: T2 first, totalCount 2"
 settles "$T2" COMPLETED "T2 settles" "${P[@]}"
 pages 16 "$L" "${P[@]}"
 same_rows "2 $T2 COMPLETED true $T1 COMPLETED true" "after T2 settled, 16 answers: T2 COMPLETED with settledAt"
-ok "$((HITS >= 8))" "... and kept again ($HITS of 16)"
+ok "$((HITS >= 6))" "... and kept again ($HITS of 16)"
 
 # --- a filtered first page: kept and moved the same way -----------------------
 LT='/transactions?limit=5&type=OUTGOING'
 pages 16 "$LT" "${P[@]}"
 same_rows "2 $T2 COMPLETED true $T1 COMPLETED true" "type=OUTGOING, 16 answers"
-ok "$((HITS >= 8))" "... kept ($HITS of 16)"
+ok "$((HITS >= 6))" "... kept ($HITS of 16)"
 out
 T3=$TX
 settles "$T3" COMPLETED "T3 settles" "${P[@]}"
@@ -99,7 +104,7 @@ same_rows "3 $T3 COMPLETED true $T2 COMPLETED true $T1 COMPLETED true" "type=OUT
 # --- a status filter: kept too; never kept: a deeper page ----------------------
 pages 16 '/transactions?limit=5&status=COMPLETED' "${P[@]}"
 same_rows "3 $T3 COMPLETED true $T2 COMPLETED true $T1 COMPLETED true" "status=COMPLETED, 16 answers"
-ok "$((HITS >= 8))" "... kept ($HITS of 16)"
+ok "$((HITS >= 6))" "... kept ($HITS of 16)"
 pages 16 '/transactions?limit=1&cursor=1' "${P[@]}"
 same_rows "3 $T2 COMPLETED true" "cursor=1, 16 answers"
 is "$HITS" 0 "... none from a kept page"
@@ -113,7 +118,7 @@ create_token "$(uniq_name t77-view)" '["view"]' "${P[@]}"
 V=(--as "$TOK_CLIENT_ID" "$TOK_SECRET")
 pages 16 "$L" "${V[@]}"
 same_rows "3 $T3 COMPLETED true $T2 COMPLETED true $T1 COMPLETED true" "a view token, 16 answers"
-ok "$((HITS >= 8))" "... kept for it too ($HITS of 16)"
+ok "$((HITS >= 6))" "... kept for it too ($HITS of 16)"
 api "${P[@]}" DELETE "/tokens/$TOK_ID"
 is_status 200 "the view token revoked"
 # (8: past AUTH_MAX_FAILURES failures the answer becomes 429.)
@@ -152,17 +157,17 @@ expires_ms=$(date -d "$(jr .expiresAt)" +%s%3N)
 pages 16 "$L" "${P[@]}"
 got=$(awk '{ print $1, $2, $3 }' <<<"${ROWS%$'\n'}" | sort -u)
 is "$got" "5 $QTX CREATED" "the quote's transaction, 16 answers: first, CREATED"
-ok "$((HITS >= 8))" "... kept ($HITS of 16)"
+ok "$((HITS >= 6))" "... kept ($HITS of 16)"
 LE='/transactions?limit=5&status=EXPIRED'
 pages 16 "$LE" "${P[@]}"
 same_rows "1 $QTX0 EXPIRED false" "status=EXPIRED, 16 answers: the other quote's transaction alone"
-ok "$((HITS >= 8))" "... kept ($HITS of 16)"
+ok "$((HITS >= 6))" "... kept ($HITS of 16)"
 api "${P[@]}" GET "/transactions/$QTX"
 is_status 200 "GET the quote's transaction: 200"
 LE2="/transactions?limit=5&status=EXPIRED&startDate=$(jr .createdAt)"
 pages 16 "$LE2" "${P[@]}"
 same_rows "0" "status=EXPIRED since the quote was made, 16 answers: an empty page"
-ok "$((HITS >= 8))" "... kept ($HITS of 16)"
+ok "$((HITS >= 6))" "... kept ($HITS of 16)"
 wait_ms=$((expires_ms - $(date +%s%3N) + 500))
 if ((wait_ms > 0)); then
     note "waiting $((wait_ms / 1000)) s for the quote to expire"
@@ -181,14 +186,14 @@ worker_start || BAIL_OUT "xborder-worker did not start again"
 pages 16 "$L&customerId=$KEPT" "${P[@]}"
 got=$(awk '{ print $1, $2, $3 }' <<<"${ROWS%$'\n'}" | sort -u)
 is "$got" "5 $QTX EXPIRED" "customerId of the payer, 16 answers: its 5"
-ok "$((HITS >= 8))" "... kept ($HITS of 16)"
+ok "$((HITS >= 6))" "... kept ($HITS of 16)"
 pages 16 "$L&customerId=$CUST" "${P[@]}"
 same_rows "0" "customerId of the payee, 16 answers: none"
-ok "$((HITS >= 8))" "... an empty page, kept ($HITS of 16)"
+ok "$((HITS >= 6))" "... an empty page, kept ($HITS of 16)"
 LI="$L&type=INCOMING"
 pages 16 "$LI" "${P[@]}"
 same_rows "0" "type=INCOMING, 16 answers: none yet"
-ok "$((HITS >= 8))" "... an empty page, kept ($HITS of 16)"
+ok "$((HITS >= 6))" "... an empty page, kept ($HITS of 16)"
 api "${P[@]}" POST /transfer-in "$(xfer_body "$DST" "$SRC" 100)"
 is_status 201 "POST /transfer-in: 201"
 TIN=$(jr .transactionId)
@@ -242,7 +247,7 @@ settles "$TK" COMPLETED "it settles" "${P[@]}"
 pages 16 "$LC" "${P[@]}"
 got=$(awk '{ print $2, $3, $4 }' <<<"${ROWS%$'\n'}" | sort -u)
 is "$got" "$TK COMPLETED true" "after it settled, 16 answers: COMPLETED with settledAt (a status change moves the customer's version)"
-ok "$((HITS >= 8))" "... and kept again ($HITS of 16)"
+ok "$((HITS >= 6))" "... and kept again ($HITS of 16)"
 
 # --- another platform's token sees its own platform only ----------------------
 new_platform t77b || BAIL_OUT "platform-create failed"
