@@ -40,6 +40,7 @@
 
 #include "xborder/auth.h"
 #include "xborder/auth_secret.h"
+#include "xborder/cache_ways.h"
 #include "xborder/conf.h"
 #include "xborder/db.h"
 #include "xborder/db_tokens.h"
@@ -51,14 +52,14 @@
 #include "xborder/util.h"
 
 /*
- * The tokens a worker remembers: CACHE_SETS sets of CACHE_WAYS, a token in
- * the set of its id's hash, the least recently proven one of a full set
- * making room.  Every platform's tokens share it, and a token that has
- * lost its place costs its next request an argon2id run (tens of
- * milliseconds of a worker): 4,096 places, 4 to a set, so that the tokens
- * in use on one server do not push each other out (with 64 places of one
- * token each, two tokens of 30 in use shared a place at least 99 times in
- * 100, and each request of either ran argon2id).
+ * The tokens a worker remembers: CACHE_SETS sets of CACHE_WAYS
+ * (cache_ways.h), the least recently proven one of a full set making
+ * room.  Every platform's tokens share it, and a token that has lost its
+ * place costs its next request an argon2id run (tens of milliseconds of a
+ * worker): 4,096 places, 4 to a set, so that the tokens in use on one
+ * server do not push each other out (with 64 places of one token each,
+ * two of 40 tokens in use shared a place in all but one case in 8
+ * million, and each request of either ran argon2id).
  */
 #define CACHE_SETS 1024
 #define CACHE_WAYS 4
@@ -68,11 +69,11 @@ struct cache_slot {
 	char		platform_id[UUID_LEN + 1];	/* the token's, when verified */
 	unsigned char	secret_mac[32];
 	unsigned char	hash_mac[32];
-	uint64_t	used;	/* cache_clock when last proven */
 };
 
-static struct cache_slot cache[CACHE_SETS][CACHE_WAYS];
-static uint64_t cache_clock;
+static struct cache_slot cache[CACHE_SETS * CACHE_WAYS];
+static uint64_t cache_used[CACHE_SETS * CACHE_WAYS];
+static struct cache_ways ways = CACHE_WAYS_INIT(cache_used, CACHE_SETS, CACHE_WAYS);
 static int cache_key_ready;
 static char *dummy_hash;	/* argon2id of a random secret; never freed */
 
@@ -126,34 +127,19 @@ out:
 	return rc;
 }
 
+static int
+same_id(size_t i, const void *id)
+{
+	return strcmp(cache[i].id, id) == 0;
+}
+
 /* The place of token id in the cache, or NULL: not remembered. */
 static struct cache_slot *
 cache_find(const char *id)
 {
-	struct cache_slot *set = cache[str_hash(id) % CACHE_SETS];
+	long i = cache_ways_find(&ways, str_hash(id), same_id, id);
 
-	for (size_t w = 0; w < CACHE_WAYS; w++)
-		if (strcmp(set[w].id, id) == 0)
-			return &set[w];
-	return NULL;
-}
-
-/*
- * The place for a proof of token id: its own, else an empty one of its
- * set, else the one of its set proven longest ago.
- */
-static struct cache_slot *
-cache_place(const char *id)
-{
-	struct cache_slot *set = cache[str_hash(id) % CACHE_SETS], *s = cache_find(id);
-
-	for (size_t w = 0; s == NULL && w < CACHE_WAYS; w++)
-		if (set[w].id[0] == '\0')
-			s = &set[w];
-	for (size_t w = 0; s == NULL && w < CACHE_WAYS; w++)
-		if (w == 0 || set[w].used < s->used)
-			s = &set[w];
-	return s;
+	return i < 0 ? NULL : &cache[i];
 }
 
 /*
@@ -172,7 +158,7 @@ cache_proven(const char *id, const char *secret)
 	mac(id, UUID_LEN, secret, strlen(secret), m);
 	if (!ct_equal(m, s->secret_mac, 32))
 		return 0;
-	s->used = ++cache_clock;
+	cache_ways_use(&ways, (size_t)(s - cache));
 	return 1;
 }
 
@@ -195,21 +181,25 @@ cache_drop(const char *id)
 {
 	struct cache_slot *s = cache_find(id);
 
-	if (s != NULL)
+	if (s != NULL) {
 		OPENSSL_cleanse(s, sizeof(*s));
+		cache_ways_drop(&ways, (size_t)(s - cache));
+	}
 }
 
 static void
 cache_put(const char *id, const char *secret, const char *hash, const char *platform)
 {
-	struct cache_slot *s = cache_place(id);
+	struct cache_slot *s = cache_find(id);
+	size_t i = s != NULL ? (size_t)(s - cache) : cache_ways_place(&ways, str_hash(id));
 
 	if (!cache_key_ready) {
 		if (cache_key_make() < 0)
 			return;
 		cache_key_ready = 1;
 	}
-	s->used = ++cache_clock;
+	s = &cache[i];
+	cache_ways_use(&ways, i);
 	memcpy(s->id, id, UUID_LEN + 1);
 	snprintf(s->platform_id, sizeof(s->platform_id), "%s", platform);
 	mac(id, UUID_LEN, secret, strlen(secret), s->secret_mac);

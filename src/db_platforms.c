@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "xborder/cache_ways.h"
 #include "xborder/db.h"
 #include "xborder/db_accounts.h"
 #include "xborder/db_platforms.h"
@@ -123,15 +124,21 @@ db_platform_list(struct db *db, struct db_rows *out)
  * authentication statement reads it with the token) is served from here
  * without a round trip.  A change made by any worker moves the version, so
  * a stale entry is never served to a request that started after the change
- * committed.
+ * committed.  256 platforms, 4 to a set (cache_ways.h): with 16 places of
+ * one platform each, 17 platforms in use always had two pushing each
+ * other out, each of their requests a read more.
  */
-#define CONFIG_CACHE_SLOTS 16
+#define CONFIG_CACHE_SETS 64
+#define CONFIG_CACHE_WAYS 4
 
 static struct {
 	char			platform[37];
 	int64_t			version;
 	struct platform_config	c;
-} config_cache[CONFIG_CACHE_SLOTS];
+} config_cache[CONFIG_CACHE_SETS * CONFIG_CACHE_WAYS];
+static uint64_t config_used[CONFIG_CACHE_SETS * CONFIG_CACHE_WAYS];
+static struct cache_ways config_ways = CACHE_WAYS_INIT(config_used, CONFIG_CACHE_SETS,
+    CONFIG_CACHE_WAYS);
 
 static void
 config_copy(struct platform_config *dst, const struct platform_config *src)
@@ -148,10 +155,10 @@ config_copy(struct platform_config *dst, const struct platform_config *src)
 	}
 }
 
-static size_t
-config_slot(const char *platform)
+static int
+config_of(size_t i, const void *platform)
 {
-	return str_hash(platform) % CONFIG_CACHE_SLOTS;
+	return strcmp(config_cache[i].platform, platform) == 0;
 }
 
 int
@@ -168,15 +175,16 @@ db_config_get(struct db *db, const char *platform, int64_t version,
 	    " ON s.platform_id = c.platform_id"
 	    " WHERE c.platform_id = ? ORDER BY s.position";
 	struct db_val a[] = { DBS(platform) };
-	size_t slot = config_slot(platform);
+	long held = cache_ways_find(&config_ways, str_hash(platform), config_of, platform);
 	int known = version > 0;	/* the caller's own platform, read with its token */
 	struct db_rows r;
+	size_t slot;
 	int rc;
 
 	memset(out, 0, sizeof(*out));
-	if (version > 0 && config_cache[slot].version == version &&
-	    strcmp(config_cache[slot].platform, platform) == 0) {
-		config_copy(out, &config_cache[slot].c);
+	if (version > 0 && held >= 0 && config_cache[held].version == version) {
+		config_copy(out, &config_cache[held].c);
+		cache_ways_use(&config_ways, (size_t)held);
 		stats_add(STAT_CONFIG_CACHE_HITS, 1);
 		return DB_OK;
 	}
@@ -208,12 +216,13 @@ db_config_get(struct db *db, const char *platform, int64_t version,
 	/*
 	 * Only a configuration read with its version known is kept: another
 	 * platform's (a quote's receiving side, read with version 0) could
-	 * never be served from here, and kept it would evict the caller's own
-	 * entry whenever the two share a slot, costing every request of the
-	 * caller a read.
+	 * never be served from here, and kept it would push out an entry of
+	 * a platform in use.
 	 */
 	if (!known)
 		return DB_OK;
+	slot = held >= 0 ? (size_t)held : cache_ways_place(&config_ways, str_hash(platform));
+	cache_ways_use(&config_ways, slot);
 	platform_config_free(&config_cache[slot].c);
 	snprintf(config_cache[slot].platform, sizeof(config_cache[slot].platform), "%s",
 	    platform);

@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "xborder/cache_ways.h"
 #include "xborder/db.h"
 #include "xborder/db_platforms.h"
 #include "xborder/handlers.h"
@@ -101,15 +102,27 @@ config_json(const struct platform_config *c)
  * the version of the row they were made from (any change to a platform's
  * configuration increments it).  A GET /config whose token read that
  * version is answered with the same JSON, shared: a response is never
- * changed once made (json_object_get, and the request puts it).
+ * changed once made (json_object_get, and the request puts it).  256
+ * platforms, 4 to a set (cache_ways.h), like the configurations
+ * (db_platforms.c).
  */
-#define ANSWERED_SLOTS 16
+#define ANSWERED_SETS 64
+#define ANSWERED_WAYS 4
 
 static struct {
 	char		 platform[37];
 	int64_t		 version;
 	json_object	*json;
-} answered[ANSWERED_SLOTS];
+} answered[ANSWERED_SETS * ANSWERED_WAYS];
+static uint64_t answered_used[ANSWERED_SETS * ANSWERED_WAYS];
+static struct cache_ways answered_ways = CACHE_WAYS_INIT(answered_used, ANSWERED_SETS,
+    ANSWERED_WAYS);
+
+static int
+answered_of(size_t i, const void *platform)
+{
+	return strcmp(answered[i].platform, platform) == 0;
+}
 
 /*
  * Answers with the caller's configuration: as of version (the one read
@@ -118,21 +131,25 @@ static struct {
 static int
 reply_config(struct req *req, struct db *db, int64_t version)
 {
-	size_t slot = str_hash(req->platform_id) % ANSWERED_SLOTS;
+	size_t h = str_hash(req->platform_id), slot;
+	long held = cache_ways_find(&answered_ways, h, answered_of, req->platform_id);
 	struct platform_config c;
 	json_object *o;
 	int rc;
 
-	if (version > 0 && answered[slot].json != NULL && answered[slot].version == version &&
-	    strcmp(answered[slot].platform, req->platform_id) == 0) {
+	if (version > 0 && held >= 0 && answered[held].json != NULL &&
+	    answered[held].version == version) {
+		cache_ways_use(&answered_ways, (size_t)held);
 		stats_add(STAT_CONFIG_CACHE_HITS, 1);
-		resp_json(req, 200, json_object_get(answered[slot].json));
+		resp_json(req, 200, json_object_get(answered[held].json));
 		return 0;
 	}
 	if ((rc = db_config_get(db, req->platform_id, version, &c)) != DB_OK)
 		return req_db_fail(req, rc == DB_NOT_FOUND ? DB_ERR : rc);
 	o = config_json(&c);
 	if (c.version > 0) {
+		slot = held >= 0 ? (size_t)held : cache_ways_place(&answered_ways, h);
+		cache_ways_use(&answered_ways, slot);
 		if (answered[slot].json != NULL)
 			json_object_put(answered[slot].json);
 		str_copy(answered[slot].platform, sizeof(answered[slot].platform),

@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "xborder/cache_ways.h"
 #include "xborder/db.h"
 #include "xborder/db_tokens.h"
 #include "xborder/db_transactions.h"
@@ -171,9 +172,11 @@ transactions_query_quiet(struct req *req, struct txn_list_query *q)
 
 /*
  * The first pages of GET /transactions this worker answered last, as JSON,
- * by platform and query, with the version of the platform's transactions
- * they were read with (LIST_VERSION_OF, in the same statement) and the
- * earliest expiry of a quote open on them.  A request whose token was read
+ * by platform and query (128, 4 to a set: cache_ways.h), with the version
+ * of the platform's transactions they were read with (LIST_VERSION_OF, in
+ * the same statement; of the customer's, LIST_VERSION_OF_CUSTOMER, for a
+ * page filtered by customerId) and the earliest expiry of a quote open on
+ * them.  A request whose token was read
  * with the same version, before that expiry by the server's clock, is
  * answered with the same JSON, shared (a response is never changed once
  * made): nothing about those transactions committed since, and only an
@@ -182,7 +185,8 @@ transactions_query_quiet(struct req *req, struct txn_list_query *q)
  * until the earliest of their expiries.  A page past the first is not
  * kept.
  */
-#define LISTED_SLOTS 64
+#define LISTED_SETS 32
+#define LISTED_WAYS 4
 
 static struct {
 	char		 platform[37];
@@ -190,7 +194,13 @@ static struct {
 	int64_t		 version;
 	char		 expires[24];
 	json_object	*json;
-} listed[LISTED_SLOTS];
+} listed[LISTED_SETS * LISTED_WAYS];
+static uint64_t listed_used[LISTED_SETS * LISTED_WAYS];
+static struct cache_ways listed_ways = CACHE_WAYS_INIT(listed_used, LISTED_SETS, LISTED_WAYS);
+
+struct listed_id {
+	const char	*platform, *key;
+};
 
 /*
  * The key of q's page in listed[], or -1: not a page kept.  The filters as
@@ -216,11 +226,28 @@ listed_key(const struct txn_list_query *q, char *key, size_t len)
 	return n < 0 || (size_t)n >= len ? -1 : 0;
 }
 
-/* The slot in listed[] of the page of key in platform. */
-static size_t
-listed_slot(const char *platform, const char *key)
+static int
+listed_is(size_t i, const void *id)
 {
-	return (str_hash(platform) ^ str_hash(key)) % LISTED_SLOTS;
+	const struct listed_id *l = id;
+
+	return strcmp(listed[i].platform, l->platform) == 0 && strcmp(listed[i].key, l->key) == 0;
+}
+
+static size_t
+listed_hash(const char *platform, const char *key)
+{
+	return str_hash(platform) ^ str_hash(key);
+}
+
+/* The entry of listed[] that holds the page of key in platform, or -1. */
+static long
+listed_find(const char *platform, const char *key)
+{
+	struct listed_id l = { platform, key };
+	long i = cache_ways_find(&listed_ways, listed_hash(platform, key), listed_is, &l);
+
+	return i >= 0 && listed[i].json != NULL ? i : -1;
 }
 
 /*
@@ -232,13 +259,8 @@ static int
 transactions_list_kept(const char *platform, const struct txn_list_query *q)
 {
 	char key[256];
-	size_t i;
 
-	if (listed_key(q, key, sizeof(key)) < 0)
-		return 0;
-	i = listed_slot(platform, key);
-	return listed[i].json != NULL && strcmp(listed[i].platform, platform) == 0 &&
-	    strcmp(listed[i].key, key) == 0;
+	return listed_key(q, key, sizeof(key)) == 0 && listed_find(platform, key) >= 0;
 }
 
 /*
@@ -252,23 +274,21 @@ listed_reply(struct req *req, const struct txn_list_query *q,
     const struct txn_list_prefetch *p)
 {
 	char key[256];
-	size_t i;
+	long i;
 
 	if (!p->checked || strcmp(p->platform_id, req->platform_id) != 0 ||
-	    listed_key(q, key, sizeof(key)) < 0)
-		return 0;
-	i = listed_slot(req->platform_id, key);
-	if (listed[i].json == NULL || strcmp(listed[i].platform, req->platform_id) != 0 ||
-	    strcmp(listed[i].key, key) != 0)
+	    listed_key(q, key, sizeof(key)) < 0 || (i = listed_find(req->platform_id, key)) < 0)
 		return 0;
 	if (listed[i].version == p->version &&
 	    (listed[i].expires[0] == '\0' || strcmp(p->db_now, listed[i].expires) < 0)) {
+		cache_ways_use(&listed_ways, (size_t)i);
 		stats_add(STAT_LIST_CACHE_HITS, 1);
 		resp_json(req, 200, json_object_get(listed[i].json));
 		return 1;
 	}
 	json_object_put(listed[i].json);
 	listed[i].json = NULL;
+	cache_ways_drop(&listed_ways, (size_t)i);
 	return 0;
 }
 
@@ -277,11 +297,15 @@ static void
 listed_keep(struct req *req, const struct txn_list_query *q, const struct txn_list_prefetch *p)
 {
 	char key[256];
+	long held;
 	size_t i;
 
 	if (p->version < 0 || req->out == NULL || listed_key(q, key, sizeof(key)) < 0)
 		return;
-	i = listed_slot(req->platform_id, key);
+	held = listed_find(req->platform_id, key);
+	i = held >= 0 ? (size_t)held :
+	    cache_ways_place(&listed_ways, listed_hash(req->platform_id, key));
+	cache_ways_use(&listed_ways, i);
 	if (listed[i].json != NULL)
 		json_object_put(listed[i].json);
 	str_copy(listed[i].platform, sizeof(listed[i].platform), req->platform_id);

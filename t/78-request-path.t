@@ -152,32 +152,61 @@ for ((i = 0; i < 40; i++)); do
 done
 is "$stale" 0 "40 GET /config after the PATCH (every worker): none shows the old fees"
 
+# until_clean MISSES CRED...: passes of 16 GET /config with each credential
+# (ID:SECRET), at most 12, until a pass that MISSES (a command given the
+# number of credentials, printing what the pass missed) says missed
+# nothing: CLEAN is that pass (0: none), MISSED what each pass missed.
+until_clean() {
+    local misses=$1 t codes pass
+    shift
+    CLEAN=0 MISSED=()
+    for ((pass = 1; pass <= 12 && CLEAN == 0; pass++)); do
+        snapshot
+        codes=
+        for t in "$@"; do
+            codes+=$(CRED_ID=${t%%:*} CRED_SECRET=${t#*:} burst 16 /config)
+        done
+        [[ $codes == "$(printf '200:16 %.0s' $(seq $#))" ]] || diag "pass $pass: $codes"
+        MISSED+=("$("$misses" $#)")
+        ((MISSED[-1] == 0)) && CLEAN=$pass
+    done
+}
+argon2_runs() { delta argon2_verifications; }
+config_reads() { echo $(($1 * 16 - $(delta config_cache_hits))); }
+
 # --- the credential cache holds the tokens in use ------------------------------
 # 40 tokens of one platform, each used by 16 requests a pass (over 4
 # workers), pass after pass: once every worker has proven every secret, a
 # pass runs no argon2id at all.  A worker's cache of 64 places, one token
-# each, had two of 40 tokens in one place but about once in 8 million (the
-# chance of none: the product of 1 - i/64 for i < 40), and then ran
-# argon2id for both on every pass.
+# each, had two of 40 tokens in one place in all but one case in 8
+# million (the chance of none: the product of 1 - i/64 for i < 40), and
+# then ran argon2id for both on every pass.
 TOKS=()
 for ((i = 0; i < 40; i++)); do
     api --nocheck "${P[@]}" POST /tokens "{\"name\":\"t78-cache-$i\",\"permissions\":[\"view\"]}"
     [[ $STATUS == 201 ]] && TOKS+=("$(jr .clientId):$(jr .clientSecret)")
 done
 is "${#TOKS[@]}" 40 "40 tokens made for the credential cache"
-clean=0 argon=()
-for ((pass = 1; pass <= 12 && clean == 0; pass++)); do
-    snapshot
-    codes=
-    for t in "${TOKS[@]}"; do
-        codes+=$(CRED_ID=${t%%:*} CRED_SECRET=${t#*:} burst 16 /config)
-    done
-    [[ $codes == "$(printf '200:16 %.0s' $(seq 40))" ]] || diag "pass $pass: $codes"
-    argon+=("$(delta argon2_verifications)")
-    ((argon[-1] == 0)) && clean=$pass
+until_clean argon2_runs "${TOKS[@]}"
+diag "argon2id runs by pass: ${MISSED[*]}"
+ok "$((CLEAN > 0))" "40 tokens in use, 16 requests each a pass: pass $CLEAN ran no argon2id (${MISSED[*]})"
+
+# --- the configuration caches hold the platforms in use ----------------------
+# 20 platforms, GET /config 16 times each a pass: once every worker has
+# read every platform's configuration, a pass is served from the workers'
+# caches alone.  With 16 places of one platform each (the caches of
+# configurations and of their answers), two of 20 platforms always shared
+# one and pushed each other out on every pass.
+saved=("$NP_ID" "$NP_CLIENT_ID" "$NP_SECRET")
+PLATS=()
+for ((i = 0; i < 20; i++)); do
+    new_platform "t78c$i" >/dev/null && PLATS+=("$NP_CLIENT_ID:$NP_SECRET")
 done
-diag "argon2id runs by pass: ${argon[*]}"
-ok "$((clean > 0))" "40 tokens in use, 16 requests each a pass: pass $clean ran no argon2id (${argon[*]})"
+NP_ID=${saved[0]} NP_CLIENT_ID=${saved[1]} NP_SECRET=${saved[2]}
+is "${#PLATS[@]}" 20 "20 platforms made for the configuration caches"
+until_clean config_reads "${PLATS[@]}"
+diag "GET /config not served from a cache, by pass: ${MISSED[*]}"
+ok "$((CLEAN > 0))" "20 platforms in use, 16 GET /config each a pass: pass $CLEAN all from the caches (${MISSED[*]})"
 
 # --- every list statement walks an index ----------------------------------------
 
