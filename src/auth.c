@@ -78,25 +78,25 @@ static int cache_key_ready;
 static char *dummy_hash;	/* argon2id of a random secret; never freed */
 
 /*
- * The cache key's HMAC-SHA-256, keyed once: each mac() copies it.  A
- * one-shot HMAC() looks the algorithms up by name on every call, which
- * cost more than the rest of a cached request's credential check.
+ * The cache key's HMAC-SHA-256, keyed once: each mac() starts it again
+ * with the same key (EVP_MAC_init with no key).  A one-shot HMAC() looks
+ * the algorithms up by name on every call, and a copy of the context
+ * per call (EVP_MAC_CTX_dup) allocates and frees one: each cost more than
+ * the rest of a cached request's credential check.
  */
 static EVP_MAC_CTX *keyed;
 
 static void
 mac(const void *a, size_t alen, const void *b, size_t blen, unsigned char out[32])
 {
-	EVP_MAC_CTX *c;
 	size_t olen = 0;
 
 	if (alen + blen > 512)
 		blen = 512 - alen;	/* as long as the cache ever hashed */
-	if ((c = EVP_MAC_CTX_dup(keyed)) == NULL || EVP_MAC_update(c, a, alen) != 1 ||
-	    EVP_MAC_update(c, b, blen) != 1 || EVP_MAC_final(c, out, &olen, 32) != 1 ||
+	if (EVP_MAC_init(keyed, NULL, 0, NULL) != 1 || EVP_MAC_update(keyed, a, alen) != 1 ||
+	    EVP_MAC_update(keyed, b, blen) != 1 || EVP_MAC_final(keyed, out, &olen, 32) != 1 ||
 	    olen != 32)
 		abort();
-	EVP_MAC_CTX_free(c);
 }
 
 /* Makes the process's cache key and the keyed HMAC; 0, or -1 when it cannot. */

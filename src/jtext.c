@@ -234,6 +234,16 @@ json_text(char *text)
 	return o;
 }
 
+json_object *
+json_as_text(json_object *o)
+{
+	char *text = xstrdup(json_object_to_json_string_ext(o,
+	    JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE));
+
+	json_object_put(o);
+	return json_text(text);
+}
+
 void
 json_put(json_object *o, const char *key, json_object *v)
 {

@@ -18,6 +18,7 @@
 
 #include "xborder/db.h"
 #include "xborder/fcgi_rec.h"
+#include "xborder/jtext.h"
 #include "xborder/log.h"
 #include "xborder/request.h"
 #include "xborder/resp.h"
@@ -147,19 +148,28 @@ resp_retry_advice(const struct req *req)
 	return RESP_RETRY_YES;
 }
 
-/* Appends one formatted header line to buf (of size cap) at *len; capped. */
+/* Appends n bytes of s to buf (of size cap) at *len, as many as fit. */
+static void
+head_put(char *buf, size_t cap, size_t *len, const char *s, size_t n)
+{
+	if (n > cap - *len)
+		n = cap - *len;
+	memcpy(buf + *len, s, n);
+	*len += n;
+}
+
+/*
+ * Appends the header line "name: value" to buf (of size cap) at *len;
+ * capped.  Copied, not printed: snprintf's parsing of its format was a
+ * tenth of a cached GET's work in the worker.
+ */
 static void
 head_add(char *buf, size_t cap, size_t *len, const char *name, const char *value)
 {
-	int n;
-
-	if (*len >= cap)
-		return;
-	n = snprintf(buf + *len, cap - *len, "%s: %s\r\n", name, value);
-	if (n > 0)
-		*len += (size_t)n;
-	if (*len > cap)
-		*len = cap;
+	head_put(buf, cap, len, name, strlen(name));
+	head_put(buf, cap, len, ": ", 2);
+	head_put(buf, cap, len, value, strlen(value));
+	head_put(buf, cap, len, "\r\n", 2);
 }
 
 char *
@@ -180,8 +190,9 @@ resp_render(const struct req *req, size_t *lenp)
 	head_add(head, sizeof(head), &hl, "Cache-Control", "no-store");
 	head_add(head, sizeof(head), &hl, "X-Request-Id", req->id);
 	head_add(head, sizeof(head), &hl, "X-Api-Version", API_VERSION);
-	snprintf(status, sizeof(status), "%zu", bl);
-	head_add(head, sizeof(head), &hl, "Content-Length", status);
+	status[sizeof(status) - 1] = '\0';
+	head_add(head, sizeof(head), &hl, "Content-Length",
+	    i64_digits((int64_t)bl, status + sizeof(status) - 1));
 	if (advice != RESP_RETRY_NONE)
 		head_add(head, sizeof(head), &hl, "x-should-retry",
 		    advice == RESP_RETRY_YES ? "true" : "false");

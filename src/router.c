@@ -104,25 +104,40 @@ split(const char *path, const char **seg, size_t *len, size_t max)
 
 /*
  * Counts the literal segments of pattern when it matches the decoded
- * segments dec[0..n), or -1 when it does not match.
+ * segments dec[0..n) (of lengths dlen), or -1 when it does not match.
+ * The pattern is walked as it is compared, not split first: most
+ * patterns differ from the path at the first segment, and the whole
+ * table is tried for every request.
  */
 static int
-pattern_score(const char *pattern, char *const *dec, int n)
+pattern_score(const char *pattern, char *const *dec, const size_t *dlen, int n)
 {
-	const char *pseg[ROUTER_MAX_SEGMENTS];
-	size_t plen[ROUTER_MAX_SEGMENTS];
-	int pn = split(pattern, pseg, plen, ROUTER_MAX_SEGMENTS), score = 0;
+	const char *p = pattern;
+	int score = 0;
 
-	if (pn != n)
+	if (p[0] != '/')
 		return -1;
+	if (p[1] == '\0')
+		return n == 0 ? 0 : -1;
 	for (int i = 0; i < n; i++) {
-		if (pseg[i][0] == '{')
-			continue;
-		if (strlen(dec[i]) != plen[i] || memcmp(dec[i], pseg[i], plen[i]) != 0)
-			return -1;
-		score++;
+		const char *e;
+
+		if (*p++ != '/')
+			return -1;	/* the pattern has fewer segments */
+		if (p[0] == '{') {
+			for (e = p; *e != '\0' && *e != '/'; e++)
+				;
+		} else {
+			/* A literal segment: no '/' in it, so none in dec[i]. */
+			e = p + dlen[i];
+			if (dlen[i] == 0 || strncmp(p, dec[i], dlen[i]) != 0 ||
+			    (*e != '\0' && *e != '/') || memchr(dec[i], '/', dlen[i]) != NULL)
+				return -1;
+			score++;
+		}
+		p = e;
 	}
-	return score;
+	return *p == '\0' ? score : -1;	/* or the pattern has more */
 }
 
 enum router_rc
@@ -132,6 +147,7 @@ router_match(const struct route_def *tab, size_t ntab,
 	const char *seg[ROUTER_MAX_SEGMENTS];
 	size_t len[ROUTER_MAX_SEGMENTS];
 	char *dec[ROUTER_MAX_SEGMENTS] = { 0 };
+	size_t dlen[ROUTER_MAX_SEGMENTS];
 	const char *best = NULL;
 	int n, best_score = -1;
 	enum router_rc rc = ROUTER_NOT_FOUND;
@@ -147,8 +163,10 @@ router_match(const struct route_def *tab, size_t ntab,
 	for (int i = 0; i < n; i++)
 		if ((dec[i] = router_decode(seg[i], len[i], 0)) == NULL)
 			dec[i] = xstrdup("\x01");
+	for (int i = 0; i < n; i++)
+		dlen[i] = strlen(dec[i]);
 	for (size_t i = 0; i < ntab; i++) {
-		int s = pattern_score(tab[i].pattern, dec, n);
+		int s = pattern_score(tab[i].pattern, dec, dlen, n);
 
 		if (s > best_score) {
 			best_score = s;

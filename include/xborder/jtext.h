@@ -48,6 +48,11 @@ void jt_members(struct jtext *j, const char *object_text);
  * for putting written JSON where a json_object goes.  Never add to it.
  */
 json_object *json_text(char *text);
+/*
+ * o written once (o is put): the same bytes, as a json_text() value, for an
+ * answer served again and again, which json-c would write afresh each time.
+ */
+json_object *json_as_text(json_object *o);
 
 /* The decimal digits of v, ending at end (exclusive); returns their start. */
 char *i64_digits(int64_t v, char *end);

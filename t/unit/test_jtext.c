@@ -173,3 +173,22 @@ Test(jtext, prefixed_cut_as_json_prefixed)
 	json_object_put(o);
 	free(got);
 }
+
+Test(jtext, as_text_writes_what_json_c_writes_every_time)
+{
+	json_object *o = json_object_new_object(), *a = json_object_new_array(), *t;
+	char *want;
+
+	json_object_object_add(o, "name", json_object_new_string("a \"b\"\n/c"));
+	json_object_object_add(o, "n", json_object_new_int64(-42));
+	json_object_array_add(a, json_object_new_boolean(1));
+	json_object_array_add(a, NULL);
+	json_object_object_add(o, "list", a);
+	want = strdup(json_object_to_json_string_ext(o, FLAGS));
+	t = json_as_text(o);	/* o is put */
+	cr_expect_str_eq(json_object_to_json_string_ext(t, FLAGS), want);
+	/* Shared by answer after answer: the same bytes each time. */
+	cr_expect_str_eq(json_object_to_json_string_ext(t, FLAGS), want);
+	json_object_put(t);
+	free(want);
+}

@@ -99,6 +99,25 @@ Test(router, encoded_slash_stays_in_segment)
 	cr_assert_eq(router_match(tab, N, M_GET, "/customers/a%2Fb", &m), ROUTER_OK);
 	cr_assert_str_eq(m.params[0], "a/b");
 	router_match_free(&m);
+	/* Nor does it join two literal segments of a pattern. */
+	cr_assert_eq(router_match(tab, N, M_GET, "/customers%2Fexternal-accounts", &m),
+	    ROUTER_NOT_FOUND);
+	cr_assert_eq(router_match(tab, N, M_GET, "/healthz%2F", &m), ROUTER_NOT_FOUND);
+}
+
+Test(router, a_pattern_matches_its_own_number_of_segments)
+{
+	struct route_match m;
+
+	/* A prefix of a pattern, a pattern's prefix of the path, a longer literal. */
+	cr_assert_eq(router_match(tab, N, M_GET, "/customers/x/y", &m), ROUTER_NOT_FOUND);
+	cr_assert_eq(router_match(tab, N, M_GET, "/healthz/x", &m), ROUTER_NOT_FOUND);
+	cr_assert_eq(router_match(tab, N, M_GET, "/healthzz", &m), ROUTER_NOT_FOUND);
+	cr_assert_eq(router_match(tab, N, M_GET, "/health", &m), ROUTER_NOT_FOUND);
+	cr_assert_eq(router_match(tab, N, M_GET, "/", &m), ROUTER_NOT_FOUND);
+	cr_assert_eq(router_match(tab, N, M_GET, "/customers/external-accounts", &m), ROUTER_OK);
+	cr_assert_eq(m.index, 4);
+	router_match_free(&m);
 }
 
 Test(router, methods)
