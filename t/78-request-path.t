@@ -6,7 +6,7 @@
 # it in before), a transfer-out under an Idempotency-Key fifteen and its
 # settlement, in a batch, less than one, making, executing a quote and simulating an incoming
 # payment no statement that reads a row just written, a known secret
-# costs no argon2 run; the configuration the workers cache follows
+# costs no argon2 run, a new connection wakes one worker, not all; the configuration the workers cache follows
 # a PATCH on every worker at once; every statement GET /transactions and
 # GET /webhooks/deliveries can run walks an index in the list's order
 # (xborderctl explain-lists: no filesort, no full scan; a deep page's
@@ -121,6 +121,33 @@ per_request "GET /transactions?customerId=..." "/transactions?limit=20&customerI
 per_request "GET /transactions?limit=2&cursor=1" "/transactions?limit=2&cursor=1" 1.1
 per_request "GET /transactions, an empty first page" "/transactions?limit=20&status=PENDING" 1.1
 per_request "GET /transactions past the end" "/transactions?limit=20&cursor=1000" 1.1
+
+# A new connection wakes one waiting worker (EPOLLEXCLUSIVE), not every
+# one: requests sent one at a time (nginx opens a FastCGI connection for
+# each) find every worker waiting.  The one that serves a request waits
+# twice (for the connection, for MariaDB's answer); waking every worker
+# added about one wait each (5.6 a request with 4 workers).  Counted in
+# the workers' own voluntary context switches.
+worker_pids() { xbctl status | sed -n 's/^worker: slot=[0-9]* pid=\([1-9][0-9]*\) alive=true .*/\1/p'; }
+waits() {
+    local p t=0 v
+    for p in "$@"; do
+        v=$(awk '/^voluntary_ctxt_switches:/ { print $2 }' "/proc/$p/status" 2>/dev/null) || v=0
+        t=$((t + ${v:-0}))
+    done
+    echo "$t"
+}
+mapfile -t WPIDS < <(worker_pids)
+if ((${#WPIDS[@]} > 1)); then
+    w0=$(waits "${WPIDS[@]}")
+    is "$(burst "$N" /config)" "200:$N " "$N GET /config one at a time: all 200"
+    w=$(($(waits "${WPIDS[@]}") - w0))
+    max=$((4 * N + (${#WPIDS[@]} - 1) * N)) # (2 + (workers - 1) / 2) * N, doubled
+    ok "$((2 * w < max))" \
+        "... each woke one of the ${#WPIDS[@]} workers: $(awk -v w="$w" -v n="$N" 'BEGIN { printf "%.2f", w / n }') waits a request in the workers (at most $(awk -v m="$max" -v n="$N" 'BEGIN { printf "%.2f", m / 2 / n }'))"
+else
+    skip "one worker: nothing to wake but it" 2
+fi
 # The page read with the token is the page the handler reads itself.
 api "${P[@]}" GET "/transactions?limit=2&cursor=1"
 jis '[.data[].transactionId]' "$(jq -cn --arg a "${TXS[1]}" --arg b "${TXS[0]}" '[$a, $b]')" \

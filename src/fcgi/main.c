@@ -11,14 +11,17 @@
  *
  * A worker is single-threaded: wait for a connection, FCGX_Accept_r,
  * req_dispatch, repeat.  Its signals (SIGTERM, SIGINT, SIGUSR1) are blocked
- * except while it waits for a connection (ppoll on the listening socket),
- * so one told to stop is woken there and exits, and one with a connection
- * serves it first.  libfcgi's accept waits up to 2 s for a new
+ * except while it waits for a connection (epoll_pwait on the listening
+ * socket), so one told to stop is woken there and exits, and one with a
+ * connection serves it first.  libfcgi's accept waits up to 2 s for a new
  * connection's first bytes and drops the connection when that wait is
  * interrupted; with the signals unblocked there, a worker rolled by SIGHUP
- * in that moment lost a request (nginx's 502).  The listening socket is
- * non-blocking: the workers woken for one connection all try to accept
- * it, and those that find it taken wait again.
+ * in that moment lost a request (nginx's 502).  Each worker watches the
+ * listening socket in an epoll set of its own with EPOLLEXCLUSIVE, so a
+ * new connection wakes one waiting worker, not all of them (as a blocking
+ * accept would; a poll wakes every worker waiting).  The socket is
+ * non-blocking: a worker that finds the connection already taken by one
+ * that came back from a request waits again.
  */
 #include "config.h"
 
@@ -31,6 +34,7 @@
 #include <string.h>
 #include <sys/prctl.h>
 #include <sys/socket.h>
+#include <sys/epoll.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -97,6 +101,8 @@ worker_main(const struct conf *conf, size_t slot)
 	FCGX_Request fr;
 	uint64_t served = 0;
 	sigset_t none, blocked;
+	struct epoll_event ready = { .events = EPOLLIN | EPOLLEXCLUSIVE };
+	int ep;
 
 	memset(&sa, 0, sizeof(sa));
 	sa.sa_handler = worker_on_term;
@@ -123,14 +129,19 @@ worker_main(const struct conf *conf, size_t slot)
 	stats_use_slot(slot);
 	db_set_count_shard((int)(slot % (DB_COUNT_SHARDS - 1)));
 
+	if ((ep = epoll_create1(EPOLL_CLOEXEC)) < 0 ||
+	    epoll_ctl(ep, EPOLL_CTL_ADD, listen_fd, &ready) < 0) {
+		log_msg(LOG_LVL_ERROR, NULL, "epoll: %s", strerror(errno));
+		exit(1);
+	}
 	FCGX_InitRequest(&fr, listen_fd, FCGI_FAIL_ACCEPT_ON_INTR);
 	while (!got_stop && (conf->max_requests == 0 || served < conf->max_requests)) {
-		struct pollfd p = { listen_fd, POLLIN, 0 };
+		struct epoll_event ev;
 		struct req req;
 		int rc;
 
 		/* The only place the worker's signals are delivered. */
-		if (ppoll(&p, 1, NULL, &none) < 0)
+		if (epoll_pwait(ep, &ev, 1, -1, &none) < 0)
 			continue;	/* EINTR: got_stop, or a log to reopen */
 		if ((rc = FCGX_Accept_r(&fr)) == -EAGAIN || rc == -EWOULDBLOCK)
 			continue;	/* another worker took the connection */
