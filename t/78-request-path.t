@@ -139,14 +139,17 @@ waits() {
 }
 mapfile -t WPIDS < <(worker_pids)
 if ((${#WPIDS[@]} > 1)); then
-    w0=$(waits "${WPIDS[@]}")
+    w0=$(waits "${WPIDS[@]}") before=$(workers)
     is "$(burst "$N" /config)" "200:$N " "$N GET /config one at a time: all 200"
     w=$(($(waits "${WPIDS[@]}") - w0))
+    # The idle workers take connections in turn (an idle worker goes to
+    # the end of the line): one at a time, the requests reach every one.
+    is "$(uncovered "$before" requests)" 0 "... and reached every worker"
     max=$((4 * N + (${#WPIDS[@]} - 1) * N)) # (2 + (workers - 1) / 2) * N, doubled
     ok "$((2 * w < max))" \
         "... each woke one of the ${#WPIDS[@]} workers: $(awk -v w="$w" -v n="$N" 'BEGIN { printf "%.2f", w / n }') waits a request in the workers (at most $(awk -v m="$max" -v n="$N" 'BEGIN { printf "%.2f", m / 2 / n }'))"
 else
-    skip "one worker: nothing to wake but it" 2
+    skip "one worker: nothing to wake but it" 3
 fi
 # The page read with the token is the page the handler reads itself.
 api "${P[@]}" GET "/transactions?limit=2&cursor=1"

@@ -19,9 +19,11 @@
  * in that moment lost a request (nginx's 502).  Each worker watches the
  * listening socket in an epoll set of its own with EPOLLEXCLUSIVE, so a
  * new connection wakes one waiting worker, not all of them (as a blocking
- * accept would; a poll wakes every worker waiting).  The socket is
- * non-blocking: a worker that finds the connection already taken by one
- * that came back from a request waits again.
+ * accept would; a poll wakes every worker waiting): the first in line.  A
+ * worker that finds no connection waiting goes to the end of the line
+ * before it sleeps (join_line), so idle workers take connections in turn.
+ * The socket is non-blocking: a worker that finds the connection already
+ * taken by one that came back from a request waits again.
  */
 #include "config.h"
 
@@ -94,6 +96,25 @@ worker_on_usr1(int sig)
 	log_reopen_request();
 }
 
+/*
+ * Puts this worker at the end of the line of workers waiting for a
+ * connection: a connection wakes the first waiting worker in line
+ * (EPOLLEXCLUSIVE), and the listening socket keeps its waiters in the
+ * order they joined.  Exits when the socket cannot be watched: the master
+ * starts another worker.
+ */
+static void
+join_line(int ep, int first)
+{
+	struct epoll_event ready = { .events = EPOLLIN | EPOLLEXCLUSIVE };
+
+	if ((!first && epoll_ctl(ep, EPOLL_CTL_DEL, listen_fd, NULL) < 0) ||
+	    epoll_ctl(ep, EPOLL_CTL_ADD, listen_fd, &ready) < 0) {
+		log_msg(LOG_LVL_ERROR, NULL, "epoll_ctl: %s", strerror(errno));
+		exit(1);
+	}
+}
+
 static void __attribute__((noreturn))
 worker_main(const struct conf *conf, size_t slot)
 {
@@ -101,7 +122,6 @@ worker_main(const struct conf *conf, size_t slot)
 	FCGX_Request fr;
 	uint64_t served = 0;
 	sigset_t none, blocked;
-	struct epoll_event ready = { .events = EPOLLIN | EPOLLEXCLUSIVE };
 	int ep;
 
 	memset(&sa, 0, sizeof(sa));
@@ -129,19 +149,29 @@ worker_main(const struct conf *conf, size_t slot)
 	stats_use_slot(slot);
 	db_set_count_shard((int)(slot % (DB_COUNT_SHARDS - 1)));
 
-	if ((ep = epoll_create1(EPOLL_CLOEXEC)) < 0 ||
-	    epoll_ctl(ep, EPOLL_CTL_ADD, listen_fd, &ready) < 0) {
-		log_msg(LOG_LVL_ERROR, NULL, "epoll: %s", strerror(errno));
+	if ((ep = epoll_create1(EPOLL_CLOEXEC)) < 0) {
+		log_msg(LOG_LVL_ERROR, NULL, "epoll_create1: %s", strerror(errno));
 		exit(1);
 	}
+	join_line(ep, 1);
 	FCGX_InitRequest(&fr, listen_fd, FCGI_FAIL_ACCEPT_ON_INTR);
 	while (!got_stop && (conf->max_requests == 0 || served < conf->max_requests)) {
 		struct epoll_event ev;
 		struct req req;
 		int rc;
 
-		/* The only place the worker's signals are delivered. */
-		if (epoll_pwait(ep, &ev, 1, -1, &none) < 0)
+		/*
+		 * The only place the worker's signals are delivered.  A
+		 * connection waiting is taken at once; with none, the worker
+		 * goes to the end of the line before it sleeps, so the idle
+		 * workers take connections in turn and requests sent one after
+		 * another reach every worker.
+		 */
+		if ((rc = epoll_pwait(ep, &ev, 1, 0, &none)) == 0) {
+			join_line(ep, 0);
+			rc = epoll_pwait(ep, &ev, 1, -1, &none);
+		}
+		if (rc < 0)
 			continue;	/* EINTR: got_stop, or a log to reopen */
 		if ((rc = FCGX_Accept_r(&fr)) == -EAGAIN || rc == -EWOULDBLOCK)
 			continue;	/* another worker took the connection */
