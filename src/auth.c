@@ -31,6 +31,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <argon2.h>
 #include <openssl/evp.h>
@@ -310,12 +311,49 @@ client_addr(const struct req *req, char buf[65])
 }
 
 /*
+ * How long a check that finds the count full waits, at most, for the
+ * checks in flight to end (one argon2id run each, tens of milliseconds),
+ * and how often it looks.  Only a check still counted in flight after a
+ * worker died in it makes one wait this long, for the rest of its window.
+ */
+#define CHARGE_WAIT_MS	1000
+#define CHARGE_POLL_MS	10
+
+/*
+ * Counts the check of a secret not proven (db_token_auth_charge).  A full
+ * count that is not all failures holds checks still running, each of
+ * which takes its count back if its secret is right: a burst of requests
+ * with the right secret on many new workers must not be throttled by its
+ * own checks, so wait for those to end and count again.  Failures at the
+ * limit, or the wait's end, throttle (ta's failures and retry_after set).
+ * DB_OK with *charged, or a failure.
+ */
+static int
+charge(struct db *db, const char *id, const char *addr, struct token_auth *ta, int *charged)
+{
+	int64_t deadline = now_ms() + CHARGE_WAIT_MS;
+	int rc;
+
+	for (;;) {
+		if ((rc = db_token_auth_charge(db, id, addr, AUTH_MAX_FAILURES, charged)) != DB_OK ||
+		    *charged)
+			return rc;
+		if ((rc = db_token_auth_failures(db, id, addr, ta)) != DB_OK)
+			return rc;
+		if (ta->pending == 0 || ta->failures >= AUTH_MAX_FAILURES || now_ms() >= deadline)
+			return DB_OK;
+		usleep(CHARGE_POLL_MS * 1000);
+	}
+}
+
+/*
  * The full check of a secret this worker has not proven for token id:
  * counted as a failure before the verification, in one statement, so that
  * however many workers check this clientId at once, no more than
  * AUTH_MAX_FAILURES argon2 runs happen within the window for one address;
- * a good secret takes the count back and is remembered (cache_put).  0,
- * or -1 once answered (401, 429, 5xx).  ta is freed on -1.
+ * a good secret takes the count back and is remembered (cache_put), a
+ * wrong one leaves it counted.  0, or -1 once answered (401, 429, 5xx).
+ * ta is freed on -1.
  */
 static int
 verify_or_reply(struct req *req, struct db *db, const char *id, const char *secret,
@@ -323,16 +361,12 @@ verify_or_reply(struct req *req, struct db *db, const char *id, const char *secr
 {
 	int rc, ok, charged;
 
-	if ((rc = db_token_auth_charge(db, id, addr, AUTH_MAX_FAILURES, &charged)) != DB_OK) {
+	if ((rc = charge(db, id, addr, ta, &charged)) != DB_OK) {
 		req_db_fail(req, rc);
 		goto fail;
 	}
 	if (!charged) {
 		/* The seconds left in the window, for Retry-After. */
-		if ((rc = db_token_auth_failures(db, id, addr, ta)) != DB_OK) {
-			req_db_fail(req, rc);
-			goto fail;
-		}
 		throttled(req, ta->retry_after > 0 ? ta->retry_after : AUTH_FAILURE_WINDOW);
 		goto fail;
 	}
@@ -345,6 +379,10 @@ verify_or_reply(struct req *req, struct db *db, const char *id, const char *secr
 	}
 	if (!ok) {
 		log_auth_failed(req, id);
+		if ((rc = db_token_auth_failed(db, id, addr, AUTH_MAX_FAILURES)) != DB_OK) {
+			req_db_fail(req, rc);
+			goto fail;
+		}
 		unauthorized(req);
 		goto fail;
 	}

@@ -35,17 +35,23 @@ token_from_row(const struct db_rows *r, size_t i, void *out)
 		ids_timestamp(db_cell(r, i, 7), t->revoked_at);
 }
 
-/* The failures of a window that started since_us ago, into out. */
+/*
+ * The failures (wrong secrets) and the checks in flight of a window that
+ * started since_us ago, into out.
+ */
 static void
-failures_in_window(int64_t failures, int have_since, int64_t since_us, struct token_auth *out)
+failures_in_window(int64_t failures, int64_t pending, int have_since, int64_t since_us,
+    struct token_auth *out)
 {
 	const int64_t window_us = (int64_t)AUTH_FAILURE_WINDOW * 1000000;
 
 	out->failures = 0;
+	out->pending = 0;
 	out->retry_after = 0;
 	/* Failures count while their window (from the first) is open. */
 	if (have_since && since_us < window_us) {
-		out->failures = failures;
+		out->failures = failures - pending;
+		out->pending = pending;
 		out->retry_after = (window_us - since_us + 999999) / 1000000;
 		if (out->retry_after < 1)
 			out->retry_after = 1;
@@ -70,7 +76,7 @@ db_token_auth_failures(struct db *db, const char *id, const char *addr,
     struct token_auth *out)
 {
 	static const char sql[] =
-	    "SELECT failures, TIMESTAMPDIFF(MICROSECOND, since, UTC_TIMESTAMP(3))"
+	    "SELECT failures, pending, TIMESTAMPDIFF(MICROSECOND, since, UTC_TIMESTAMP(3))"
 	    " FROM auth_failures WHERE token_id = ? AND addr = ?";
 	struct db_val a[] = { DBS(id), DBS(addr) };
 	struct db_rows r;
@@ -81,7 +87,8 @@ db_token_auth_failures(struct db *db, const char *id, const char *addr,
 		return rc;
 	}
 	failures_in_window(r.nrows > 0 ? db_cell_i64(&r, 0, 0) : 0,
-	    r.nrows > 0 && db_cell(&r, 0, 1) != NULL, r.nrows > 0 ? db_cell_i64(&r, 0, 1) : 0, out);
+	    r.nrows > 0 ? db_cell_i64(&r, 0, 1) : 0,
+	    r.nrows > 0 && db_cell(&r, 0, 2) != NULL, r.nrows > 0 ? db_cell_i64(&r, 0, 2) : 0, out);
 	db_rows_free(&r);
 	return DB_OK;
 }
@@ -117,39 +124,30 @@ charge_tx(struct db *db, void *arg)
 {
 	/*
 	 * One statement counts: the row of (token, address) is made with one
-	 * failure, or counts one more (a new window when the old one closed),
-	 * unless max are counted within the window already; then nothing
-	 * changes and no row is affected.  Assignments run left to right: the
-	 * window test of `since` reads the old start.
+	 * check in flight, or counts one more (a new window when the old one
+	 * closed, whose checks in flight are forgotten with it), unless max
+	 * are counted within the window already, failures and checks in
+	 * flight together; then nothing changes and no row is affected.
+	 * Assignments run left to right: `pending` and `failures` read the
+	 * old count and the old start.
 	 */
-	static const char count[] =
-	    "INSERT INTO auth_failures (token_id, addr, failures, since)"
-	    " VALUES (?, ?, 1, UTC_TIMESTAMP(3))"
+	static const char sql[] =
+	    "INSERT INTO auth_failures (token_id, addr, failures, pending, since)"
+	    " VALUES (?, ?, 1, 1, UTC_TIMESTAMP(3))"
 	    " ON DUPLICATE KEY UPDATE"
+	    " pending = IF(since > UTC_TIMESTAMP(3) - INTERVAL 60 SECOND,"
+	    "   IF(failures >= ?, pending, pending + 1), 1),"
 	    " failures = IF(since > UTC_TIMESTAMP(3) - INTERVAL 60 SECOND,"
 	    "   IF(failures >= ?, failures, failures + 1), 1),"
 	    " since = IF(since > UTC_TIMESTAMP(3) - INTERVAL 60 SECOND, since, UTC_TIMESTAMP(3))";
-	/*
-	 * A count at max (its row locked by the count) makes the token's
-	 * failures_until the end of its window or later, committed with it:
-	 * a request that reads the token without it sees no count at max.
-	 */
-	static const char until[] =
-	    "UPDATE tokens SET failures_until = GREATEST(COALESCE(failures_until,"
-	    " UTC_TIMESTAMP(3)), UTC_TIMESTAMP(3) + INTERVAL 60 SECOND)"
-	    " WHERE id = ? AND EXISTS (SELECT 1 FROM auth_failures"
-	    " WHERE token_id = ? AND addr = ? AND failures >= ?)";
 	struct charge_args *x = arg;
-	struct db_val a[] = { DBS(x->id), DBS(x->addr), DBI(x->max) };
-	struct db_val u[] = { DBS(x->id), DBS(x->id), DBS(x->addr), DBI(x->max) };
-	int rc;
+	struct db_val a[] = { DBS(x->id), DBS(x->addr), DBI(x->max), DBI(x->max) };
 
-	/* Inserted or updated: counted; the row as it was: throttled. */
-	if ((rc = db_exec_changed(db, count, a, NARGS(a), &x->charged)) != DB_OK)
-		return rc;
-	return db_exec(db, until, u, NARGS(u), NULL);
+	/* Inserted or updated: counted; the row as it was: full. */
+	return db_exec_changed(db, sql, a, NARGS(a), &x->charged);
 }
 
+/* In a transaction of its own: a deadlock or conflict runs it again. */
 int
 db_token_auth_charge(struct db *db, const char *id, const char *addr, int max, int *charged)
 {
@@ -164,11 +162,52 @@ int
 db_token_auth_refund(struct db *db, const char *id, const char *addr)
 {
 	static const char sql[] =
-	    "UPDATE auth_failures SET failures = failures - 1"
-	    " WHERE token_id = ? AND addr = ? AND failures > 0";
+	    "UPDATE auth_failures SET failures = failures - 1, pending = pending - 1"
+	    " WHERE token_id = ? AND addr = ? AND pending > 0";
 	struct db_val a[] = { DBS(id), DBS(addr) };
 
 	return db_exec(db, sql, a, NARGS(a), NULL);
+}
+
+struct failed_args {
+	const char	*id, *addr;
+	int		 max;
+};
+
+static int
+failed_tx(struct db *db, void *arg)
+{
+	/* The check ends; its count stays, as a failure. */
+	static const char done[] =
+	    "UPDATE auth_failures SET pending = pending - 1"
+	    " WHERE token_id = ? AND addr = ? AND pending > 0";
+	/*
+	 * Failures at max (their row locked by the statement above) make the
+	 * token's failures_until the end of their window or later, committed
+	 * with them: a request that reads the token without it sees no
+	 * address throttled.
+	 */
+	static const char until[] =
+	    "UPDATE tokens SET failures_until = GREATEST(COALESCE(failures_until,"
+	    " UTC_TIMESTAMP(3)), UTC_TIMESTAMP(3) + INTERVAL 60 SECOND)"
+	    " WHERE id = ? AND EXISTS (SELECT 1 FROM auth_failures"
+	    " WHERE token_id = ? AND addr = ? AND failures - pending >= ?)";
+	struct failed_args *x = arg;
+	struct db_val a[] = { DBS(x->id), DBS(x->addr) };
+	struct db_val u[] = { DBS(x->id), DBS(x->id), DBS(x->addr), DBI(x->max) };
+	int rc;
+
+	if ((rc = db_exec(db, done, a, NARGS(a), NULL)) != DB_OK)
+		return rc;
+	return db_exec(db, until, u, NARGS(u), NULL);
+}
+
+int
+db_token_auth_failed(struct db *db, const char *id, const char *addr, int max)
+{
+	struct failed_args x = { id, addr, max };
+
+	return db_transact(db, failed_tx, &x);
 }
 
 int

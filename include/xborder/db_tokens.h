@@ -30,6 +30,7 @@ struct token_auth {
 	 */
 	int		 failures_open;
 	int64_t		 failures;	/* failed attempts in the current window */
+	int64_t		 pending;	/* checks of the window still running */
 	int64_t		 retry_after;	/* seconds left in the window, 0 if none */
 	int64_t		 config_version;	/* the platform configuration's version */
 };
@@ -71,27 +72,35 @@ struct db_rows;
 void token_auth_from_row(const struct db_rows *r, struct token_auth *out);
 
 /*
- * The failures counted against token id from addr, and the seconds left in
- * their window, into out (failures, retry_after).  DB_OK or a failure (out
- * is then freed).
+ * The failures counted against token id from addr, the checks from addr
+ * still running, and the seconds left in their window, into out
+ * (failures, pending, retry_after).  DB_OK or a failure (out is then
+ * freed).
  */
 int db_token_auth_failures(struct db *db, const char *id, const char *addr,
     struct token_auth *out);
 
 /*
  * Counts one authentication attempt of token id from client address addr
- * as failed before it is checked, unless max failures of that token from
- * that address within the window are counted already: *charged is 1 when
- * it was counted (the caller may run argon2 now), 0 when the client is
- * throttled.  One statement counts, so workers checking the same clientId
- * in parallel can never run more than max verifications for one address;
- * in the same transaction, a count at max sets the token's failures_until.
+ * as a check in flight, and as failed, before it is checked, unless max
+ * of that token from that address within the window are counted already,
+ * failures and checks in flight together: *charged is 1 when it was
+ * counted (the caller may run argon2 now), 0 when the count is full.  One
+ * statement counts, so workers checking the same clientId in parallel can
+ * never run more than max verifications for one address in a window.
  */
 int db_token_auth_charge(struct db *db, const char *id, const char *addr, int max,
     int *charged);
 
 /* Takes back the charge of an attempt from addr that succeeded. */
 int db_token_auth_refund(struct db *db, const char *id, const char *addr);
+
+/*
+ * Ends the check of an attempt from addr that failed: its charge stays a
+ * failure.  In the same transaction, failures at max set the token's
+ * failures_until.
+ */
+int db_token_auth_failed(struct db *db, const char *id, const char *addr, int max);
 
 /*
  * Deletes up to 1,000 failure counts whose window closed an hour ago or

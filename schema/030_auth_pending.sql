@@ -1,0 +1,15 @@
+-- 030_auth_pending: the checks of a secret still running, apart from the
+-- failures.
+--
+-- A worker counts a secret it has not proven in `failures` before it runs
+-- argon2id (src/auth.c), so that at most AUTH_MAX_FAILURES hashes run for
+-- one token from one address in a window however many workers check at
+-- once; a right secret then takes its count back.  A pool of more workers
+-- than that, new, answered 429 to a burst of requests with the right
+-- secret: the checks in flight filled the count, and the token was marked
+-- throttled (failures_until) for a window.  `pending` counts the checks
+-- in flight, included in `failures`: what throttles is failures -
+-- pending (the wrong secrets), and a check that finds the count full while
+-- some are in flight waits for them to end instead of answering 429
+-- (src/db_tokens.c).
+ALTER TABLE auth_failures ADD COLUMN IF NOT EXISTS pending INT NOT NULL DEFAULT 0;
