@@ -311,12 +311,15 @@ client_addr(const struct req *req, char buf[65])
 }
 
 /*
- * How long a check that finds the count full waits, at most, for the
- * checks in flight to end (one argon2id run each, tens of milliseconds),
- * and how often it looks.  Only a check still counted in flight after a
- * worker died in it makes one wait this long, for the rest of its window.
+ * How long a check that finds the count full waits for the checks in
+ * flight to end (one argon2id run each, tens of milliseconds with the
+ * default costs): as long as their number moves, CHARGE_STILL_MS at
+ * most while it stays the same, and CHARGE_WAIT_MS in all; and how often
+ * it looks.  Only checks still counted in flight after a worker died in
+ * them keep the number still for the rest of their window.
  */
-#define CHARGE_WAIT_MS	1000
+#define CHARGE_STILL_MS	1000
+#define CHARGE_WAIT_MS	5000
 #define CHARGE_POLL_MS	10
 
 /*
@@ -331,7 +334,7 @@ client_addr(const struct req *req, char buf[65])
 static int
 charge(struct db *db, const char *id, const char *addr, struct token_auth *ta, int *charged)
 {
-	int64_t deadline = now_ms() + CHARGE_WAIT_MS;
+	int64_t start = now_ms(), moved = start, seen = -1;
 	int rc;
 
 	for (;;) {
@@ -340,7 +343,13 @@ charge(struct db *db, const char *id, const char *addr, struct token_auth *ta, i
 			return rc;
 		if ((rc = db_token_auth_failures(db, id, addr, ta)) != DB_OK)
 			return rc;
-		if (ta->pending == 0 || ta->failures >= AUTH_MAX_FAILURES || now_ms() >= deadline)
+		if (ta->pending == 0 || ta->failures >= AUTH_MAX_FAILURES)
+			return DB_OK;
+		if (ta->pending != seen) {
+			seen = ta->pending;
+			moved = now_ms();
+		}
+		if (now_ms() - moved >= CHARGE_STILL_MS || now_ms() - start >= CHARGE_WAIT_MS)
 			return DB_OK;
 		usleep(CHARGE_POLL_MS * 1000);
 	}

@@ -9,6 +9,8 @@
 # counted against the token and nothing marks it throttled.  The bound on
 # wrong secrets holds as before: of a burst of wrong secrets exactly 10 are
 # hashed (401) and the rest refused (429), then the right secret is 429.
+# Checks counted in flight that never end (a worker died in them) make a
+# check wait about a second, then 429.
 #
 # The pool is a second xborder-fcgi master of this test's own (its own
 # socket, counters and log; the stack's database), workers = 16, driven
@@ -76,6 +78,23 @@ is "$(sql "SELECT failures, pending FROM auth_failures WHERE token_id = '$w_id'"
     "10 failures counted, none in flight"
 api --as "$w_id" "$w_secret" GET /config
 is_error 429 RATE_LIMITED "then the right secret is 429 from that address"
+
+# --- checks counted in flight that never end ---------------------------------
+# A worker that died in its check leaves it counted in flight for the rest
+# of the window: a check that finds the count full of those waits while
+# their number stays the same for a second, then answers 429; it does not
+# hang, and it does not run argon2 past the limit.
+create_token "$(uniq_name t12-stuck)" '["view"]'
+s_id=$TOK_CLIENT_ID s_secret=$TOK_SECRET
+sql "INSERT INTO auth_failures (token_id, addr, failures, pending, since)
+     VALUES ('$s_id', '127.0.0.1', 10, 10, UTC_TIMESTAMP(3))"
+t0=$(date +%s%N)
+api --as "$s_id" "$s_secret" GET /config
+ms=$((($(date +%s%N) - t0) / 1000000))
+is_error 429 RATE_LIMITED "10 checks counted in flight, none ending: the right secret is 429"
+ok "$((ms >= 900 && ms < 4500))" "after waiting about a second for them to end ($ms ms)"
+is "$(sql "SELECT failures, pending FROM auth_failures WHERE token_id = '$s_id'")" "$(printf '10\t10')" \
+    "the count is as it was: nothing was hashed"
 
 is "$(grep -c 'level=error' "$T/fcgi.log")" 0 "the pool logged no error"
 
