@@ -12,6 +12,7 @@
 #    in turns with a floor of its own is compared with that one instead;
 #  - a round with no floor misses; a scenario that did not run has no goal;
 #  - a ledger-check with problems misses;
+#  - the header says how large InnoDB's buffer pool and redo log are;
 #  - a document that is not JSON is refused, non-zero.
 # Needs no stack: only tap.sh and jq.
 . "$(dirname "${BASH_SOURCE[0]}")/lib/tap.sh"
@@ -34,7 +35,7 @@ doc() {
          settings: {workers: 4, floor_workers: 4, connections: 32, threads: 2,
             duration_s: 10, rounds: 3, rows: 100000, transactions: 100000,
             deep_cursor: 50000, innodb_flush_log_at_trx_commit: 1,
-            database_mib: 100, innodb_buffer_pool_mib: 256},
+            database_mib: 100, innodb_buffer_pool_mib: 256, innodb_log_file_mib: 64},
          rss: {after_1k: {requests: 1000, workers: [], max_kib: 100, sum_kib: 400},
             after_100k: {requests: 100000, workers: [], max_kib: 101, sum_kib: 404},
             ratio_max: $rss, ratio_sum: 1.01},
@@ -67,6 +68,8 @@ doc "$TMP/a.json" "[$FLOOR,
     [\"transfer-out\", \"POST /transfer-out\", [[750, 50, 2000], [749, 50, 100], [900, 50, 2001]]]]"
 
 out=$("$RUN" --table "$TMP/a.json")
+like "$out" 'innodb_buffer_pool_size 256 MiB, innodb_log_file_size 64 MiB' \
+    "the header says how large InnoDB's buffer pool and redo log are"
 like "$out" 'by round, each against that round.s floor \(10000, 20000, 10000 req/s\)' \
     "the floor of each round is printed"
 is "$(goal "$TMP/a.json" 'GET /config >= 0.85')" \
